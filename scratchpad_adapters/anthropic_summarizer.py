@@ -1,0 +1,78 @@
+"""The Summarizer port on Claude, through the official anthropic SDK."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import anthropic
+
+from scratchpad_core.errors import SummaryUnavailable
+
+DEFAULT_MODEL = "claude-haiku-4-5"
+MAX_SUMMARY_TOKENS = 1024
+SYSTEM_PROMPT = (
+    "You summarize files for an AI agent that stored them and wants to avoid re-reading them. "
+    "Be concise. Keep the structure, the intent, and the exact identifiers the agent may need "
+    "(names, ids, numbers, paths, decisions, open questions). Reply with the summary only."
+)
+
+
+class AnthropicSummarizer:
+    """Summaries by Claude. The key comes from ANTHROPIC_API_KEY unless given; ANTHROPIC_BASE_URL works as in the SDK."""
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        api_key: str | None = None,
+        client: anthropic.Anthropic | None = None,
+        timeout_seconds: float = 60.0,
+        max_retries: int = 2,
+    ) -> None:
+        self.model = model
+        self._api_key = api_key
+        self._client = client
+        self._timeout = timeout_seconds
+        self._max_retries = max_retries
+        self._lock = threading.Lock()
+
+    def _get_client(self) -> anthropic.Anthropic:
+        with self._lock:
+            if self._client is None:
+                key = self._api_key or os.environ.get("ANTHROPIC_API_KEY")
+                if not key:
+                    raise SummaryUnavailable(
+                        "summarize_file needs ANTHROPIC_API_KEY: set it in the scratchpad server's environment "
+                        "(the env block of your MCP client configuration). The other tools work without it."
+                    )
+                self._client = anthropic.Anthropic(api_key=key, timeout=self._timeout, max_retries=self._max_retries)
+            return self._client
+
+    def summarize(self, path: str, content: str) -> str:
+        client = self._get_client()
+        prompt = f'Summarize this file, "{path}":\n\n<file>\n{content}\n</file>'
+        try:
+            response = client.messages.create(
+                model=self.model,
+                max_tokens=MAX_SUMMARY_TOKENS,
+                system=SYSTEM_PROMPT,
+                messages=[{"role": "user", "content": prompt}],
+            )
+        except anthropic.AuthenticationError:
+            raise SummaryUnavailable(
+                "The Anthropic API rejected ANTHROPIC_API_KEY (401 Unauthorized). Check the key in the server's environment."
+            ) from None
+        except anthropic.APIStatusError as error:
+            raise SummaryUnavailable(
+                f"The Anthropic API answered {error.status_code} ({type(error).__name__}); no summary was made. "
+                "Retry later, or read the file with read_file."
+            ) from None
+        except anthropic.APIConnectionError:
+            raise SummaryUnavailable(
+                "Could not reach the Anthropic API (connection failed or timed out); retry later, or use read_file."
+            ) from None
+        summary = "\n".join(block.text for block in response.content if block.type == "text").strip()
+        if not summary:
+            raise SummaryUnavailable("The Anthropic API returned an empty summary; retry later, or use read_file.")
+        return summary

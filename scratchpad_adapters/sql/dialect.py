@@ -1,0 +1,128 @@
+"""Everything that differs between SQLite and Postgres, in one place.
+
+- connecting: SQLite pragmas and BEGIN IMMEDIATE; Postgres pool pre-ping;
+- insert-if-absent and upsert statements;
+- serializing migrations across processes;
+- which driver errors mean "busy, retry" and which mean "unreachable".
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Table, create_engine, event, exc, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.pool import QueuePool
+from sqlalchemy.sql.dml import Insert
+
+from scratchpad_core.errors import StorageBusy, StorageUnavailable
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
+_PG_BUSY_STATES = {"40001", "40P01", "55P03"}  # serialization failure, deadlock, lock not available
+_PG_GONE_CLASSES = ("08", "57P01", "57P02", "57P03")  # connection exceptions, admin/crash shutdown
+_GONE_WORDS = ("connection", "server closed", "could not connect", "terminating")
+
+
+def make_engine(url: str | URL, **options: Any) -> Engine:
+    """An engine set up for scratchpad's transactions on this backend."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return _sqlite_engine(parsed, **options)
+    if parsed.get_backend_name() == "postgresql":
+        if parsed.drivername == "postgresql":
+            parsed = parsed.set(drivername="postgresql+psycopg")
+        options.setdefault("pool_pre_ping", True)
+        options.setdefault("pool_size", 10)
+        options.setdefault("max_overflow", 10)
+        return create_engine(parsed, **options)
+    return create_engine(parsed, **options)
+
+
+def _sqlite_engine(url: URL, **options: Any) -> Engine:
+    database = url.database or ""
+    in_memory = database in ("", ":memory:") or "mode=memory" in str(url)
+    if in_memory:
+        # One connection, handed to one transaction at a time: the pool serializes them.
+        options.update(poolclass=QueuePool, pool_size=1, max_overflow=0)
+    else:
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    connect_args = dict(options.pop("connect_args", {}))
+    connect_args.setdefault("check_same_thread", False)
+    connect_args.setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
+    engine = create_engine(url, connect_args=connect_args, **options)
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        if not in_memory:
+            cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Connection) -> None:
+        # Take the write lock up front: a deferred transaction that later writes fails busy instead of waiting.
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
+
+
+def insert_ignore(connection: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]) -> Insert:
+    """INSERT ... ON CONFLICT (keys) DO NOTHING, for this connection's dialect."""
+    return _insert(connection, table).values(**values).on_conflict_do_nothing(index_elements=list(keys))
+
+
+def upsert(connection: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]) -> Insert:
+    """INSERT ... ON CONFLICT (keys) DO UPDATE with the new values."""
+    stmt = _insert(connection, table).values(**values)
+    changed = {name: stmt.excluded[name] for name in values if name not in keys}
+    return stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
+
+
+def _insert(connection: Connection, table: Table) -> Any:
+    if connection.dialect.name == "postgresql":
+        return postgresql.insert(table)
+    return sqlite.insert(table)
+
+
+def lock_for_migration(connection: Connection) -> None:
+    """Serialize migrations: concurrent starters wait, then find the schema already at head."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+    # SQLite: the migration transaction began with BEGIN IMMEDIATE, which already excludes other writers.
+
+
+@contextlib.contextmanager
+def translated_errors() -> Iterator[None]:
+    """Turn driver errors that an agent can act on into scratchpad errors; re-raise the rest."""
+    try:
+        yield
+    except exc.DBAPIError as error:
+        mapped = classify(error)
+        if mapped is None:
+            raise
+        raise mapped from error
+
+
+def classify(error: exc.DBAPIError) -> StorageBusy | StorageUnavailable | None:
+    original = error.orig
+    state = getattr(original, "sqlstate", None) or ""
+    message = str(original).lower()
+    if state in _PG_BUSY_STATES or "database is locked" in message or "database is busy" in message:
+        return StorageBusy("The database is busy with other writers; nothing was changed. Retry the call.")
+    if isinstance(error, exc.IntegrityError):
+        return StorageBusy("A concurrent change collided with this one; nothing was changed. Retry the call.")
+    gone = error.connection_invalidated or state.startswith(_PG_GONE_CLASSES) or isinstance(error, exc.InterfaceError)
+    if gone or (isinstance(error, exc.OperationalError) and any(word in message for word in _GONE_WORDS)):
+        return StorageUnavailable(
+            "The database is unreachable or dropped the connection; nothing was committed. Retry in a moment."
+        )
+    return None

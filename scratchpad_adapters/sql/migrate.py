@@ -1,0 +1,57 @@
+"""Alembic, driven from code: upgrade at start (serialized across processes), inspect, downgrade.
+
+The migrations ship inside the wheel as scratchpad_adapters/sql/migrations; in a source
+checkout they are the top-level alembic/ directory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine
+
+from .dialect import lock_for_migration
+
+
+def migrations_dir() -> Path:
+    packaged = Path(__file__).with_name("migrations")
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "alembic"
+
+
+def alembic_config() -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(migrations_dir()))
+    return config
+
+
+def head_revision() -> str | None:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as connection:
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the database to `revision`; concurrent callers wait for each other and apply nothing twice."""
+    _run(engine, lambda config: command.upgrade(config, revision))
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    _run(engine, lambda config: command.downgrade(config, revision))
+
+
+def _run(engine: Engine, step: Callable[[Config], None]) -> None:
+    config = alembic_config()
+    with engine.begin() as connection:
+        lock_for_migration(connection)
+        config.attributes["connection"] = connection
+        step(config)

@@ -1,0 +1,108 @@
+"""The schema as SQLAlchemy Core tables. Alembic migrations create it; this module describes it.
+
+Paths sort and compare byte-wise on every backend (COLLATE "C" on Postgres; SQLite's
+default is already binary), so listings, cursors and prefixes agree everywhere.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+metadata = MetaData(naming_convention=NAMING)
+
+AgentId = String(128)
+Path = String(255).with_variant(String(255, collation="C"), "postgresql")
+Id = BigInteger().with_variant(Integer(), "sqlite")  # SQLite auto-increments only INTEGER PRIMARY KEY
+Millis = BigInteger
+
+agents = Table(
+    "agents",
+    metadata,
+    Column("agent_id", AgentId, primary_key=True),
+    Column("files", Integer, nullable=False),
+    Column("logs", Integer, nullable=False),
+    Column("log_entries", Integer, nullable=False),
+    Column("bytes", BigInteger, nullable=False),
+    Column("operations", BigInteger, nullable=False),
+    Column("bytes_saved", BigInteger, nullable=False),
+)
+
+files = Table(
+    "files",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("agent_id", AgentId, nullable=False),
+    Column("path", Path, nullable=False),
+    Column("current_version", Integer, nullable=False),
+    Column("bytes", Integer, nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("created_at", Millis, nullable=False),
+    Column("updated_at", Millis, nullable=False),
+    UniqueConstraint("agent_id", "path", name="uq_files_agent_id_path"),
+)
+
+file_versions = Table(
+    "file_versions",
+    metadata,
+    Column("file_id", Id, ForeignKey("files.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("content", Text, nullable=False),
+    Column("bytes", Integer, nullable=False),
+    Column("lines", Integer, nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("created_at", Millis, nullable=False),
+)
+
+logs = Table(
+    "logs",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("agent_id", AgentId, nullable=False),
+    Column("path", Path, nullable=False),
+    Column("last_entry_id", Integer, nullable=False),
+    Column("entries", Integer, nullable=False),
+    Column("bytes", BigInteger, nullable=False),
+    Column("created_at", Millis, nullable=False),
+    Column("updated_at", Millis, nullable=False),
+    UniqueConstraint("agent_id", "path", name="uq_logs_agent_id_path"),
+)
+
+log_entries = Table(
+    "log_entries",
+    metadata,
+    Column("log_id", Id, ForeignKey("logs.id", ondelete="CASCADE"), primary_key=True),
+    Column("entry_id", Integer, primary_key=True),
+    Column("entry", Text, nullable=False),
+    Column("bytes", Integer, nullable=False),
+    Column("created_at", Millis, nullable=False),
+)
+
+summaries = Table(
+    "summaries",
+    metadata,
+    Column("file_id", Id, ForeignKey("files.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("model", String(100), nullable=False),
+    Column("created_at", Millis, nullable=False),
+)
+
+__all__ = ["agents", "file_versions", "files", "log_entries", "logs", "metadata", "summaries"]

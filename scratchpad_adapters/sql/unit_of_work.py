@@ -1,0 +1,56 @@
+"""One database transaction per use case, with driver errors translated on the way out."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from sqlalchemy import Connection, Engine, RootTransaction, exc
+
+from .dialect import classify
+from .repositories import SqlFileRepository, SqlLogRepository, SqlSummaryRepository, SqlUsageRepository
+
+
+class SqlUnitOfWork:
+    files: SqlFileRepository
+    logs: SqlLogRepository
+    summaries: SqlSummaryRepository
+    usage: SqlUsageRepository
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._connection: Connection | None = None
+        self._transaction: RootTransaction | None = None
+
+    def __enter__(self) -> SqlUnitOfWork:
+        try:
+            connection = self._engine.connect()
+            self._transaction = connection.begin()
+        except exc.DBAPIError as error:
+            raise (classify(error) or error) from error
+        self._connection = connection
+        self.files = SqlFileRepository(connection)
+        self.logs = SqlLogRepository(connection)
+        self.summaries = SqlSummaryRepository(connection)
+        self.usage = SqlUsageRepository(connection)
+        return self
+
+    def commit(self) -> None:
+        assert self._transaction is not None, "commit() outside the unit of work"
+        self._transaction.commit()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        connection, self._connection = self._connection, None
+        try:
+            if self._transaction is not None and self._transaction.is_active:
+                self._transaction.rollback()
+        except exc.DBAPIError:
+            pass  # the connection is gone; the pool discards it and the transaction died with it
+        finally:
+            if connection is not None:
+                connection.close()
+        if isinstance(error, exc.DBAPIError):
+            mapped = classify(error)
+            if mapped is not None:
+                raise mapped from error

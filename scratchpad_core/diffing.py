@@ -1,0 +1,186 @@
+"""Line diffs: compact chunks and unified text, and applying both back.
+
+Chunks work on ``text.split("\\n")``, so a final newline shows up as a trailing
+empty line and applying the chunks to the old text gives the new text exactly.
+Unified diffs work on lines that keep their endings and mark a missing final
+newline the standard way (``\\ No newline at end of file``), as `patch` expects.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .errors import InvalidInput
+from .text import split_keepends
+
+Chunk = dict[str, Any]
+Opcode = tuple[str, int, int, int, int]
+
+ALL_CONTEXT = -1
+_NO_EOL = "\\ No newline at end of file\n"
+_HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+_AUTOJUNK_ABOVE = 2000
+
+
+def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
+    """Opcodes like difflib's, fast for the usual case of a small change in a long text."""
+    head = 0
+    limit = min(len(a), len(b))
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
+    ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=len(mid_b) > _AUTOJUNK_ABOVE)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    return ops
+
+
+def diff_chunks(old: str, new: str, context: int = 3) -> list[Chunk]:
+    """Chunks that turn `old` into `new`; unchanged runs longer than the context become skips."""
+    if context < ALL_CONTEXT:
+        raise InvalidInput("Invalid context: use a number of lines >= 0, or -1 to keep every unchanged line.")
+    a, b = old.split("\n"), new.split("\n")
+    ops = opcodes(a, b)
+    chunks: list[Chunk] = []
+    for index, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag == "equal":
+            chunks.extend(_equal_run(a[i1:i2], context, first=index == 0, last=index == len(ops) - 1))
+            continue
+        if tag in ("delete", "replace"):
+            chunks.append({"op": "remove", "lines": a[i1:i2]})
+        if tag in ("insert", "replace"):
+            chunks.append({"op": "add", "lines": b[j1:j2]})
+    return chunks
+
+
+def _equal_run(lines: list[str], context: int, *, first: bool, last: bool) -> Iterator[Chunk]:
+    if context == ALL_CONTEXT:
+        yield {"op": "equal", "lines": lines}
+        return
+    keep_head = 0 if first else context
+    keep_tail = 0 if last else context
+    if keep_head + keep_tail >= len(lines):
+        yield {"op": "equal", "lines": lines}
+        return
+    if keep_head:
+        yield {"op": "equal", "lines": lines[:keep_head]}
+    yield {"op": "skip", "count": len(lines) - keep_head - keep_tail}
+    if keep_tail:
+        yield {"op": "equal", "lines": lines[len(lines) - keep_tail :]}
+
+
+def apply_chunks(old: str, chunks: Sequence[Chunk]) -> str:
+    """Apply chunks to `old`: equal and skip keep lines, remove drops them, add inserts."""
+    source = old.split("\n")
+    out: list[str] = []
+    pos = 0
+    for chunk in chunks:
+        op = chunk["op"]
+        if op == "add":
+            out.extend(chunk["lines"])
+            continue
+        count = chunk["count"] if op == "skip" else len(chunk["lines"])
+        if op == "equal" and source[pos : pos + count] != list(chunk["lines"]):
+            raise InvalidInput(f"Diff does not apply: the equal lines at line {pos + 1} differ from the old text.")
+        if op not in ("equal", "skip", "remove"):
+            raise InvalidInput(f"Diff does not apply: unknown op {op!r}.")
+        if op != "remove":
+            out.extend(source[pos : pos + count])
+        pos += count
+    if pos != len(source):
+        raise InvalidInput(f"Diff does not apply: it covers {pos} of the old text's {len(source)} lines.")
+    return "\n".join(out)
+
+
+def unified_diff(old: str, new: str, context: int = 3, *, old_name: str = "a", new_name: str = "b") -> str:
+    """A standard unified diff ('' when the texts are equal) that `patch` applies exactly."""
+    a, b = split_keepends(old), split_keepends(new)
+    if a == b:
+        return ""
+    width = max(len(a), len(b)) if context == ALL_CONTEXT else context
+    out = [f"--- {old_name}\n", f"+++ {new_name}\n"]
+    for group in _hunks(opcodes(a, b), width):
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        out.append(f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@\n")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                out.extend(_marked(" ", a[a1:a2]))
+                continue
+            out.extend(_marked("-", a[a1:a2]))
+            out.extend(_marked("+", b[b1:b2]))
+    return "".join(out)
+
+
+def _hunks(ops: list[Opcode], context: int) -> Iterator[list[Opcode]]:
+    """Group opcodes into hunks with `context` equal lines around each change."""
+    ops = [op for op in ops if op[0] != "equal" or op[2] > op[1]]
+    if ops and ops[0][0] == "equal":
+        _, i1, i2, j1, j2 = ops[0]
+        ops[0] = ("equal", max(i1, i2 - context), i2, max(j1, j2 - context), j2)
+    if ops and ops[-1][0] == "equal":
+        _, i1, i2, j1, j2 = ops[-1]
+        ops[-1] = ("equal", i1, min(i2, i1 + context), j1, min(j2, j1 + context))
+    group: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal" and i2 - i1 > 2 * context and group:
+            group.append((tag, i1, i1 + context, j1, j1 + context))
+            yield group
+            group = []
+            i1, j1 = i2 - context, j2 - context
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        yield group
+
+
+def _range(start: int, stop: int) -> str:
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start if length == 0 else start + 1},{length}"
+
+
+def _marked(mark: str, lines: Sequence[str]) -> Iterator[str]:
+    for line in lines:
+        if line.endswith("\n"):
+            yield mark + line
+        else:
+            yield mark + line + "\n" + _NO_EOL
+
+
+def apply_unified(old: str, diff: str) -> str:
+    """Apply a unified diff made by `unified_diff` to `old`."""
+    source = split_keepends(old)
+    lines = split_keepends(diff)
+    out: list[str] = []
+    pos = index = 0
+    while index < len(lines):
+        match = _HUNK.match(lines[index])
+        index += 1
+        if not match:
+            continue
+        start = int(match.group(1)) - (0 if match.group(2) == "0" else 1)
+        out.extend(source[pos:start])
+        pos = start
+        while index < len(lines) and lines[index][:1] in (" ", "-", "+"):
+            mark, body = lines[index][0], lines[index][1:]
+            index += 1
+            if index < len(lines) and lines[index] == _NO_EOL:
+                body = body[:-1]
+                index += 1
+            if mark != "+":
+                if pos >= len(source) or source[pos] != body:
+                    raise InvalidInput(f"Diff does not apply at old line {pos + 1}.")
+                pos += 1
+            if mark != "-":
+                out.append(body)
+    out.extend(source[pos:])
+    return "".join(out)

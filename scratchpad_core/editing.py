@@ -1,0 +1,94 @@
+"""In-place edits: exact replacement and line insertion, with hints when they cannot apply."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from .errors import EditMismatch, InvalidInput
+from .text import clip, line_of_offset, split_keepends
+
+MAX_LISTED = 20
+_CLOSE_SCAN_LINES = 20_000
+
+
+@dataclass(frozen=True)
+class Edit:
+    content: str
+    first_line: int
+    last_line: int
+    replacements: int = 1
+
+
+def replace(content: str, old: str, new: str, replace_all: bool = False) -> Edit:
+    if old == "":
+        raise InvalidInput("Invalid old_str: it must not be empty. To add text, use insert_lines.")
+    if old == new:
+        raise InvalidInput("Invalid edit: old_str and new_str are identical, so there is nothing to change.")
+    count = content.count(old)
+    if count == 0:
+        raise EditMismatch(f"old_str was not found in the file. {_hint(content, old)}")
+    first = content.find(old)
+    if count > 1 and not replace_all:
+        lines = [line_of_offset(content, m.start()) for m in re.finditer(re.escape(old), content)]
+        listed = ", ".join(map(str, lines[:MAX_LISTED])) + (", ..." if len(lines) > MAX_LISTED else "")
+        raise EditMismatch(
+            f"old_str occurs {count} times (lines {listed}). Include more surrounding text to make it unique, "
+            "or pass replace_all=true to replace every occurrence."
+        )
+    updated = content.replace(old, new) if replace_all else content.replace(old, new, 1)
+    start = line_of_offset(updated, first)
+    end = line_of_offset(updated, first + len(new) - 1) if new else start - 1
+    return Edit(updated, start, end, count if replace_all else 1)
+
+
+def insert(content: str, line: int, text: str) -> Edit:
+    """Insert `text` as whole lines after line `line` (0: at the top, -1: at the end)."""
+    if text == "":
+        raise InvalidInput("Invalid text: it must not be empty.")
+    lines = split_keepends(content)
+    if line == -1:
+        line = len(lines)
+    if not 0 <= line <= len(lines):
+        raise InvalidInput(
+            f"Invalid line {line}: the file has {len(lines)} lines; use 0 for the top, "
+            f"1..{len(lines)} to insert after that line, or -1 for the end."
+        )
+    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+    if newline == "\r\n":
+        text = re.sub(r"(?<!\r)\n", "\r\n", text)
+    added = split_keepends(text)
+    if not added[-1].endswith("\n"):
+        added[-1] += newline
+    if line == len(lines) and lines and not lines[-1].endswith("\n"):
+        lines[-1] += newline
+    updated = "".join(lines[:line] + added + lines[line:])
+    return Edit(updated, line + 1, line + len(added))
+
+
+def _hint(content: str, old: str) -> str:
+    """Why an exact match failed, when a near match tells."""
+    if "\r\n" in content and "\r\n" not in old and old.replace("\n", "\r\n") in content:
+        return "Line endings differ: the file uses CRLF (\\r\\n) line endings; send old_str with \\r\\n."
+    if "\r\n" in old and old.replace("\r\n", "\n") in content:
+        return "Line endings differ: the file uses LF (\\n) line endings; send old_str with \\n."
+    lowered = content.lower().find(old.lower())
+    if lowered >= 0:
+        return f"Letter case differs near line {line_of_offset(content, lowered)}; old_str must match exactly."
+    squashed = _squash_whitespace(old)
+    lines = split_keepends(content)[:_CLOSE_SCAN_LINES]
+    first = next((part for part in old.split("\n") if part.strip()), old)
+    for number, line in enumerate(lines, 1):
+        if _squash_whitespace(line) == _squash_whitespace(first) and squashed:
+            return f"Whitespace or indentation differs near line {number}: {clip(line)!r}. Copy the text exactly."
+    stripped = [line.rstrip("\r\n") for line in lines]
+    close = difflib.get_close_matches(first.strip(), [s.strip() for s in stripped], n=1, cutoff=0.6)
+    if close:
+        number = next(i for i, s in enumerate(stripped, 1) if s.strip() == close[0])
+        return f"The closest line is {number}: {clip(stripped[number - 1])!r}. Read that part of the file and retry."
+    return "Read the file (read_file with start_line/max_lines) and copy old_str exactly."
+
+
+def _squash_whitespace(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,107 @@
+"""Every error scratchpad raises on purpose.
+
+    ScratchpadError                 base; `str(err)` is safe to show an agent
+    ├── InvalidInput                an argument broke a rule; nothing changed
+    │   ├── InvalidAgentId
+    │   ├── InvalidPath
+    │   └── EditMismatch            edit_file's old_str is missing or ambiguous
+    ├── NotFound                    no such file, log or version in this namespace
+    ├── VersionConflict             expected_version differs from the current version
+    ├── LimitExceeded               one call is too large (content, log entry)
+    ├── QuotaExceeded               the agent's stored files, entries or bytes would pass its quota
+    ├── SummaryUnavailable          summarize_file cannot run (file too small, no API key, API failure)
+    ├── AccessDenied                a key does not allow this call (wrong agent, read-only)
+    ├── RateLimited                 too many calls; `retry_after` seconds to wait
+    └── StorageError                the database failed; `retryable` says whether to try again
+        ├── StorageBusy             lock contention outlasted the retries
+        └── StorageUnavailable      the database is unreachable or dropped the connection
+
+Messages name the rule that was broken and say what to do next. They never carry
+tracebacks, SQL, file system paths or secrets.
+"""
+
+from __future__ import annotations
+
+
+class ScratchpadError(Exception):
+    """Base of every deliberate error; the message is meant for the agent."""
+
+    code = "error"
+    retryable = False
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(ScratchpadError):
+    code = "invalid_input"
+
+
+class InvalidAgentId(InvalidInput):
+    code = "invalid_agent_id"
+
+
+class InvalidPath(InvalidInput):
+    code = "invalid_path"
+
+
+class EditMismatch(InvalidInput):
+    code = "edit_mismatch"
+
+
+class NotFound(ScratchpadError):
+    code = "not_found"
+
+
+class VersionConflict(ScratchpadError):
+    code = "version_conflict"
+
+    def __init__(self, path: str, expected: int, current: int) -> None:
+        state = f"its current version is {current}" if current else "it does not exist"
+        super().__init__(
+            f"Version conflict on {path}: expected_version {expected}, but {state}. "
+            "Nothing was changed; read the file again and retry with the current version."
+        )
+        self.current_version = current
+
+
+class LimitExceeded(ScratchpadError):
+    code = "limit_exceeded"
+
+
+class QuotaExceeded(ScratchpadError):
+    code = "quota_exceeded"
+
+
+class SummaryUnavailable(ScratchpadError):
+    code = "summary_unavailable"
+
+
+class AccessDenied(ScratchpadError):
+    code = "access_denied"
+
+
+class RateLimited(ScratchpadError):
+    code = "rate_limited"
+    retryable = True
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(
+            f"Rate limit exceeded for this agent: nothing was changed. Retry in {retry_after:.2f} seconds."
+        )
+        self.retry_after = retry_after
+
+
+class StorageError(ScratchpadError):
+    code = "storage_error"
+
+
+class StorageBusy(StorageError):
+    code = "storage_busy"
+    retryable = True
+
+
+class StorageUnavailable(StorageError):
+    code = "storage_unavailable"
+    retryable = True

@@ -1,0 +1,57 @@
+"""Per-call limits and per-agent quotas, all counted in UTF-8 bytes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import InvalidInput, LimitExceeded
+
+KIB = 1024
+MIB = 1024 * KIB
+
+LOG_PAGE_SIZE = 100
+SUMMARY_THRESHOLD_CHARS = 8000
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = MIB
+    max_log_entry_bytes: int = 64 * KIB
+    max_versions: int = 10
+    quota_files: int = 1000
+    quota_log_entries: int = 100_000
+    quota_bytes: int = 100 * MIB
+
+    def __post_init__(self) -> None:
+        for name, value in vars(self).items():
+            if not isinstance(value, int) or value < 1:
+                raise InvalidInput(f"Invalid limit {name}={value!r}: it must be a positive integer.")
+
+
+def utf8_len(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def check_content_size(content: str, limits: Limits) -> int:
+    size = utf8_len(content)
+    if size > limits.max_file_bytes:
+        raise LimitExceeded(
+            f"Content too large: {size:,} bytes (UTF-8) exceeds the {limits.max_file_bytes:,}-byte limit per file. "
+            "Split it into several files or edit it in place with edit_file."
+        )
+    return size
+
+
+def check_entry_size(entry: str, limits: Limits) -> int:
+    size = utf8_len(entry)
+    if size > limits.max_log_entry_bytes:
+        raise LimitExceeded(
+            f"Log entry too large: {size:,} bytes (UTF-8) exceeds the {limits.max_log_entry_bytes:,}-byte limit "
+            "per entry. Split it into several entries."
+        )
+    return size
+
+
+def estimated_tokens(text: str) -> int:
+    return -(-len(text) // CHARS_PER_TOKEN)

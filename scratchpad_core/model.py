@@ -1,0 +1,99 @@
+"""Domain records as frozen dataclasses. Timestamps are integer milliseconds since the epoch."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from .limits import utf8_len
+from .text import count_lines
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """A file's head row: where it stands now."""
+
+    id: int
+    agent_id: str
+    path: str
+    current_version: int
+    bytes: int
+    sha256: str
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    version: int
+    bytes: int
+    lines: int
+    sha256: str
+    created_at: int
+
+
+@dataclass(frozen=True)
+class Version(VersionInfo):
+    content: str
+
+    @classmethod
+    def of(cls, version: int, content: str, now: int) -> Version:
+        return cls(
+            version=version,
+            bytes=utf8_len(content),
+            lines=count_lines(content),
+            sha256=sha256_hex(content),
+            created_at=now,
+            content=content,
+        )
+
+
+@dataclass(frozen=True)
+class LogRecord:
+    id: int
+    agent_id: str
+    path: str
+    last_entry_id: int
+    entries: int
+    bytes: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    id: int
+    entry: str
+    created_at: int
+
+
+@dataclass(frozen=True)
+class Usage:
+    """An agent's counters: what it stores and how much it has done."""
+
+    agent_id: str
+    files: int = 0
+    logs: int = 0
+    log_entries: int = 0
+    bytes: int = 0
+    operations: int = 0
+    bytes_saved: int = 0
+
+
+@dataclass(frozen=True)
+class UsageDelta:
+    """A change to an agent's counters, applied in the same transaction as the data."""
+
+    files: int = 0
+    logs: int = 0
+    log_entries: int = 0
+    bytes: int = 0
+    operations: int = 1
+    bytes_saved: int = 0
+
+    def grows(self) -> bool:
+        return self.files > 0 or self.log_entries > 0 or self.bytes > 0
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

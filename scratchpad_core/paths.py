@@ -1,0 +1,51 @@
+"""Path and agent_id rules. Each broken rule has its own message."""
+
+from __future__ import annotations
+
+import re
+
+from .errors import InvalidAgentId, InvalidInput, InvalidPath
+
+MAX_PATH_CHARS = 255
+MAX_AGENT_ID_CHARS = 128
+
+_PATH_CHARS = re.compile(r"[a-zA-Z0-9/_.-]+")
+_PREFIX_CHARS = re.compile(r"[a-zA-Z0-9/_.-]*")
+_AGENT_CHARS = re.compile(r"[a-zA-Z0-9_-]+")
+
+
+def check_agent_id(agent_id: object) -> str:
+    if not isinstance(agent_id, str) or agent_id == "":
+        raise InvalidAgentId("Invalid agent_id: it must be a non-empty string.")
+    if len(agent_id) > MAX_AGENT_ID_CHARS:
+        raise InvalidAgentId(
+            f"Invalid agent_id: at most {MAX_AGENT_ID_CHARS} characters are allowed (got {len(agent_id)})."
+        )
+    if not _AGENT_CHARS.fullmatch(agent_id):
+        raise InvalidAgentId("Invalid agent_id: only the characters [a-zA-Z0-9_-] are allowed.")
+    return agent_id
+
+
+def check_path(path: object) -> str:
+    if not isinstance(path, str) or path == "":
+        raise InvalidPath("Invalid path: it must be a non-empty string.")
+    if len(path) > MAX_PATH_CHARS:
+        raise InvalidPath(f"Invalid path: at most {MAX_PATH_CHARS} characters are allowed (got {len(path)}).")
+    if path.startswith("/"):
+        raise InvalidPath("Invalid path: a leading '/' is not allowed; use a relative path such as 'notes/plan.md'.")
+    if ".." in path:
+        raise InvalidPath("Invalid path: '..' sequences are not allowed.")
+    if not _PATH_CHARS.fullmatch(path):
+        raise InvalidPath("Invalid path: only the characters [a-zA-Z0-9/_.-] are allowed (no spaces).")
+    return path
+
+
+def check_prefix(prefix: str | None) -> str:
+    """A listing prefix: literal, case-sensitive, may be empty."""
+    if prefix is None:
+        return ""
+    if len(prefix) > MAX_PATH_CHARS:
+        raise InvalidInput(f"Invalid prefix: at most {MAX_PATH_CHARS} characters are allowed (got {len(prefix)}).")
+    if not _PREFIX_CHARS.fullmatch(prefix):
+        raise InvalidInput("Invalid prefix: only the characters [a-zA-Z0-9/_.-] are allowed.")
+    return prefix

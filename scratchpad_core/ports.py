@@ -1,0 +1,117 @@
+"""Ports: what the use cases need from the outside world, as typing.Protocols.
+
+Methods name the atomic operation they perform. Repositories take and return the
+dataclasses of `model`; every call runs inside the unit of work's transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from types import TracebackType
+from typing import Protocol
+
+from .limits import Limits
+from .model import FileRecord, LogEntry, LogRecord, Usage, UsageDelta, Version, VersionInfo
+
+
+class FileRepository(Protocol):
+    def get(self, agent_id: str, path: str) -> FileRecord | None: ...
+
+    def lock(self, agent_id: str, path: str) -> FileRecord | None:
+        """The file's head row, locked until the transaction ends."""
+
+    def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
+        """The locked head row, created at version 0 if absent."""
+
+    def bump_version(self, file_id: int, expected: int, head: Version) -> bool:
+        """Advance the head from `expected` to head.version; False (nothing changed) if it moved."""
+
+    def add_version(self, file_id: int, version: Version) -> None: ...
+
+    def prune(self, file_id: int, keep_from: int) -> tuple[int, int]:
+        """Delete versions below `keep_from`; returns (versions, bytes) removed."""
+
+    def get_version(self, file_id: int, version: int) -> Version | None: ...
+
+    def list_versions(self, file_id: int) -> list[VersionInfo]: ...
+
+    def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
+        """Files whose path starts with `prefix` (literally), sorted by path, after the cursor."""
+
+    def iter_current(self, agent_id: str, prefix: str) -> Iterator[tuple[str, str]]:
+        """(path, content) of each file's current version, sorted by path."""
+
+    def delete(self, file_id: int) -> tuple[int, int]:
+        """Delete the file, its versions and its summary; returns (versions, bytes) removed."""
+
+
+class LogRepository(Protocol):
+    def get(self, agent_id: str, path: str) -> LogRecord | None: ...
+
+    def lock(self, agent_id: str, path: str) -> LogRecord | None: ...
+
+    def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
+        """The locked log row, created with no entries (last_entry_id 0) if absent."""
+
+    def append(self, log_id: int, entry: str, size: int, now: int) -> int:
+        """Bump the log's head counter and store the entry under it; returns the entry id."""
+
+    def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]: ...
+
+    def list(self, agent_id: str, prefix: str) -> list[LogRecord]: ...
+
+    def delete(self, log_id: int) -> tuple[int, int]:
+        """Delete the log and its entries; returns (entries, bytes) removed."""
+
+
+class SummaryRepository(Protocol):
+    def get(self, file_id: int, version: int) -> str | None: ...
+
+    def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None: ...
+
+
+class UsageRepository(Protocol):
+    def get(self, agent_id: str) -> Usage: ...
+
+    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> bool:
+        """Apply the delta unless it would pass a quota; False (nothing changed) if it would."""
+
+
+class UnitOfWork(Protocol):
+    """One transaction: leaving the block without commit() rolls back."""
+
+    files: FileRepository
+    logs: LogRepository
+    summaries: SummaryRepository
+    usage: UsageRepository
+
+    def __enter__(self) -> UnitOfWork: ...
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None: ...
+
+    def commit(self) -> None: ...
+
+
+UnitOfWorkFactory = Callable[[], UnitOfWork]
+
+
+class Summarizer(Protocol):
+    model: str
+
+    def summarize(self, path: str, content: str) -> str:
+        """A concise summary; raises SummaryUnavailable when it cannot run."""
+
+
+class Matcher(Protocol):
+    def __call__(self, line: str) -> int | None:
+        """Where the first match in `line` starts, or None."""
+
+
+class RegexEngine(Protocol):
+    def compile(self, pattern: str, case_sensitive: bool) -> Matcher:
+        """A bounded-time matcher; raises InvalidInput for a bad or too costly pattern."""
+
+
+Clock = Callable[[], int]

@@ -1,0 +1,156 @@
+"""What each use case returns. Fields left as None are absent from a reply."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    path: str
+    version: int
+    bytes_written: int
+    unchanged: bool | None = None
+
+
+@dataclass(frozen=True)
+class EditResult:
+    path: str
+    version: int
+    bytes_written: int
+    snippet: str
+    replacements: int | None = None
+
+
+@dataclass(frozen=True)
+class ReadResult:
+    path: str
+    current_version: int
+    content: str | None = None
+    version: int | None = None
+    since_version: int | None = None
+    version_too_old: bool | None = None
+    unchanged: bool | None = None
+    diff: list[dict[str, Any]] | str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    total_lines: int | None = None
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    current_version: int
+    bytes: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class FileListing:
+    files: list[FileInfo]
+    count: int
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class VersionList:
+    path: str
+    current_version: int
+    versions: list[Any]
+
+
+@dataclass(frozen=True)
+class DeleteResult:
+    path: str
+    deleted: bool
+    versions_removed: int
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    path: str
+    entry_id: int
+    bytes_written: int
+
+
+@dataclass(frozen=True)
+class LogEntryOut:
+    id: int
+    entry: str
+    created_at: int
+
+
+@dataclass(frozen=True)
+class LogPage:
+    entries: list[LogEntryOut]
+    total: int
+    last_entry_id: int
+    has_more: bool
+
+
+@dataclass(frozen=True)
+class LogInfo:
+    path: str
+    entries: int
+    bytes: int
+    last_entry_id: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class LogListing:
+    logs: list[LogInfo]
+    count: int
+
+
+@dataclass(frozen=True)
+class DeleteLogResult:
+    path: str
+    deleted: bool
+    entries_removed: int
+    bytes_freed: int
+
+
+@dataclass(frozen=True)
+class SearchMatch:
+    path: str
+    line: int
+    text: str
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    matches: list[SearchMatch]
+    count: int
+    has_more: bool
+    files_searched: int
+
+
+@dataclass(frozen=True)
+class SummaryResult:
+    path: str
+    current_version: int
+    summary: str
+    cached: bool
+    estimated_tokens: int
+
+
+@dataclass(frozen=True)
+class Quota:
+    bytes: int
+    files: int
+    log_entries: int
+
+
+@dataclass(frozen=True)
+class UsageStats:
+    agent_id: str
+    total_bytes: int
+    file_count: int
+    log_count: int
+    total_operations: int
+    bytes_saved: int
+    logs: int
+    quota: Quota = field(default_factory=lambda: Quota(0, 0, 0))

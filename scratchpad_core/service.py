@@ -1,0 +1,27 @@
+"""The Scratchpad use cases in one object: the library's API and what every adapter drives."""
+
+from __future__ import annotations
+
+from types import TracebackType
+
+from .usecases.logs import Logs
+from .usecases.reads import FileReads
+from .usecases.search import Search
+from .usecases.summaries import Insights
+from .usecases.writes import FileWrites
+
+
+class Scratchpad(FileWrites, FileReads, Logs, Search, Insights):
+    """Versioned files and append-only logs in per-agent namespaces, bounded by quotas.
+
+    Build one with `scratchpad_adapters.open_store(url)`, or from any UnitOfWork factory.
+    Every method runs in one transaction and counts as one operation of the agent.
+    """
+
+    def __enter__(self) -> Scratchpad:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()

@@ -1,0 +1,40 @@
+"""Line helpers shared by slices, edits and search. Lines split on '\\n' only."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+SNIPPET_CONTEXT = 1
+SNIPPET_LINE_CHARS = 160
+
+
+def split_keepends(text: str) -> list[str]:
+    """Lines with their '\\n' kept; unlike str.splitlines, no other character ends a line."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    out = [line + "\n" for line in lines[:-1]]
+    if lines[-1]:
+        out.append(lines[-1])
+    return out
+
+
+def count_lines(text: str) -> int:
+    return len(split_keepends(text))
+
+
+def line_of_offset(text: str, offset: int) -> int:
+    """1-based line number of a character offset."""
+    return text.count("\n", 0, offset) + 1
+
+
+def clip(line: str, limit: int = SNIPPET_LINE_CHARS) -> str:
+    line = line.rstrip("\r\n")
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def numbered(lines: Sequence[str], first: int, last: int, context: int = SNIPPET_CONTEXT) -> str:
+    """Lines first..last (1-based, inclusive) plus `context` on each side, as 'N\\tline' rows."""
+    lo = max(1, first - context)
+    hi = min(len(lines), max(last, first - 1) + context)
+    return "\n".join(f"{n}\t{clip(lines[n - 1])}" for n in range(lo, hi + 1))

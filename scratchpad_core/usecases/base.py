@@ -1,0 +1,96 @@
+"""What every use case shares: one transaction per call, bounded retries, counters."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+from ..errors import NotFound, QuotaExceeded, StorageBusy
+from ..limits import Limits
+from ..model import FileRecord, LogRecord, UsageDelta
+from ..paths import check_agent_id, check_path
+from ..ports import Clock, RegexEngine, Summarizer, UnitOfWork, UnitOfWorkFactory
+
+T = TypeVar("T")
+
+DEFAULT_ATTEMPTS = 5
+
+
+def wall_clock_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class UseCaseBase:
+    def __init__(
+        self,
+        unit_of_work: UnitOfWorkFactory,
+        limits: Limits | None = None,
+        *,
+        summarizer: Summarizer | None = None,
+        regex_engine: RegexEngine | None = None,
+        clock: Clock = wall_clock_ms,
+        attempts: int = DEFAULT_ATTEMPTS,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
+        self._uow = unit_of_work
+        self.limits = limits or Limits()
+        self._summarizer = summarizer
+        self._regex = regex_engine
+        self._clock = clock
+        self._attempts = attempts
+        self._on_close = on_close
+
+    def close(self) -> None:
+        """Release what the store holds (its database connections)."""
+        if self._on_close is not None:
+            self._on_close()
+
+    def _transact(self, work: Callable[[UnitOfWork], T]) -> T:
+        """Run `work` in one transaction; retry it when the database says the clash was transient."""
+        for attempt in range(1, self._attempts + 1):
+            try:
+                with self._uow() as uow:
+                    result = work(uow)
+                    uow.commit()
+                    return result
+            except StorageBusy:
+                if attempt == self._attempts:
+                    raise
+                time.sleep(0.005 * 2**attempt)
+        raise AssertionError("unreachable")
+
+    def _count(self, uow: UnitOfWork, agent_id: str, delta: UsageDelta | None = None) -> None:
+        """Apply a counter change in the caller's transaction, or refuse it with the quota it passes."""
+        delta = delta or UsageDelta()
+        if uow.usage.apply(agent_id, delta, self.limits):
+            return
+        usage, limits = uow.usage.get(agent_id), self.limits
+        advice = "Nothing was changed; free space with delete_file or delete_log, then retry."
+        if delta.files > 0 and usage.files + delta.files > limits.quota_files:
+            raise QuotaExceeded(f"File quota exceeded: the agent already has {usage.files:,} of {limits.quota_files:,} files. {advice}")
+        if delta.log_entries > 0 and usage.log_entries + delta.log_entries > limits.quota_log_entries:
+            raise QuotaExceeded(
+                f"Log entry quota exceeded: the agent already has {usage.log_entries:,} of "
+                f"{limits.quota_log_entries:,} log entries. {advice}"
+            )
+        raise QuotaExceeded(
+            f"Storage quota exceeded: this call needs {delta.bytes:,} more bytes, but the agent stores "
+            f"{usage.bytes:,} of {limits.quota_bytes:,} bytes. {advice}"
+        )
+
+
+def checked(agent_id: str, path: str) -> tuple[str, str]:
+    return check_agent_id(agent_id), check_path(path)
+
+
+def require_file(record: FileRecord | None, path: str) -> FileRecord:
+    if record is None or record.current_version == 0:
+        raise NotFound(f"File not found: {path}. Use list_files to see this agent's files.")
+    return record
+
+
+def require_log(record: LogRecord | None, path: str) -> LogRecord:
+    if record is None:
+        raise NotFound(f"Log not found: {path}. Use list_logs to see this agent's logs.")
+    return record

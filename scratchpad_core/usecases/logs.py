@@ -1,0 +1,93 @@
+"""Use cases for append-only logs."""
+
+from __future__ import annotations
+
+from ..errors import InvalidInput
+from ..limits import LOG_PAGE_SIZE, check_entry_size
+from ..model import UsageDelta
+from ..paths import check_agent_id, check_prefix
+from ..ports import UnitOfWork
+from ..results import AppendResult, DeleteLogResult, LogEntryOut, LogInfo, LogListing, LogPage
+from .base import UseCaseBase, checked, require_log
+
+
+class Logs(UseCaseBase):
+    def append_log(self, agent_id: str, path: str, entry: str) -> AppendResult:
+        """Append one entry; entry ids increase within a log, in commit order."""
+        agent_id, path = checked(agent_id, path)
+        size = check_entry_size(entry, self.limits)
+
+        def work(uow: UnitOfWork) -> AppendResult:
+            now = self._clock()
+            log = uow.logs.lock_or_create(agent_id, path, now)
+            entry_id = uow.logs.append(log.id, entry, size, now)
+            created = log.last_entry_id == 0
+            self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))
+            return AppendResult(path, entry_id, size)
+
+        return self._transact(work)
+
+    def read_log(
+        self,
+        agent_id: str,
+        path: str,
+        since_entry: int | None = None,
+        *,
+        limit: int | None = None,
+        tail: int | None = None,
+    ) -> LogPage:
+        """A page of entries after since_entry in id order, or the newest `tail` entries."""
+        agent_id, path = checked(agent_id, path)
+        if since_entry is not None and since_entry < 0:
+            raise InvalidInput("Invalid since_entry: use 0 (or omit it) to read from the start, or a last_entry_id.")
+        for name, value in (("limit", limit), ("tail", tail)):
+            if value is not None and not 1 <= value <= LOG_PAGE_SIZE:
+                raise InvalidInput(f"Invalid {name}: use 1..{LOG_PAGE_SIZE}.")
+        if tail is not None and (since_entry is not None or limit is not None):
+            raise InvalidInput("Invalid read_log: tail returns the newest entries; it cannot be combined with since_entry or limit.")
+
+        def work(uow: UnitOfWork) -> LogPage:
+            log = require_log(uow.logs.get(agent_id, path), path)
+            if tail is not None:
+                rows = uow.logs.entries(log.id, max(0, log.last_entry_id - tail), tail)
+                page, more, total = rows, False, len(rows)
+                cursor = rows[-1].id if rows else log.last_entry_id
+            else:
+                after, size = since_entry or 0, limit or LOG_PAGE_SIZE
+                rows = uow.logs.entries(log.id, after, size + 1)
+                page, more = rows[:size], len(rows) > size
+                total = max(0, log.last_entry_id - after)
+                cursor = page[-1].id if page else after
+            self._count(uow, agent_id)
+            entries = [LogEntryOut(e.id, e.entry, e.created_at) for e in page]
+            return LogPage(entries, total, cursor, more)
+
+        return self._transact(work)
+
+    def list_logs(self, agent_id: str, prefix: str | None = None) -> LogListing:
+        """Metadata of the agent's logs whose path starts with `prefix`, sorted by path."""
+        agent_id = check_agent_id(agent_id)
+        prefix = check_prefix(prefix)
+
+        def work(uow: UnitOfWork) -> LogListing:
+            logs = uow.logs.list(agent_id, prefix)
+            self._count(uow, agent_id)
+            infos = [LogInfo(g.path, g.entries, g.bytes, g.last_entry_id, g.updated_at) for g in logs]
+            return LogListing(infos, len(infos))
+
+        return self._transact(work)
+
+    def delete_log(self, agent_id: str, path: str) -> DeleteLogResult:
+        """Delete a whole log and give its entries and bytes back to the quota."""
+        agent_id, path = checked(agent_id, path)
+
+        def work(uow: UnitOfWork) -> DeleteLogResult:
+            log = uow.logs.lock(agent_id, path)
+            if log is None:
+                self._count(uow, agent_id)
+                return DeleteLogResult(path, deleted=False, entries_removed=0, bytes_freed=0)
+            entries, freed = uow.logs.delete(log.id)
+            self._count(uow, agent_id, UsageDelta(logs=-1, log_entries=-entries, bytes=-freed))
+            return DeleteLogResult(path, deleted=True, entries_removed=entries, bytes_freed=freed)
+
+        return self._transact(work)

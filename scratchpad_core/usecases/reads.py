@@ -1,0 +1,144 @@
+"""Use cases that read files: full, sliced, historical and diffed reads; listings; versions."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from .. import diffing
+from ..errors import InvalidInput, NotFound, StorageBusy
+from ..limits import utf8_len
+from ..model import FileRecord, UsageDelta, Version
+from ..paths import check_agent_id, check_prefix
+from ..ports import UnitOfWork
+from ..results import FileInfo, FileListing, ReadResult, VersionList
+from ..text import split_keepends
+from .base import UseCaseBase, checked, require_file
+
+DiffFormat = Literal["chunks", "unified"]
+MAX_LIST_LIMIT = 1000
+
+
+class FileReads(UseCaseBase):
+    def read_file(
+        self,
+        agent_id: str,
+        path: str,
+        since_version: int | None = None,
+        *,
+        context: int = 3,
+        format: DiffFormat = "chunks",
+        version: int | None = None,
+        start_line: int | None = None,
+        max_lines: int | None = None,
+    ) -> ReadResult:
+        """The current content, a diff since a version, a retained version, or a slice of lines."""
+        agent_id, path = checked(agent_id, path)
+        sliced = start_line is not None or max_lines is not None
+        if since_version is not None and (version is not None or sliced):
+            raise InvalidInput("Invalid read: since_version returns a diff; it cannot be combined with version, start_line or max_lines.")
+        if format not in ("chunks", "unified"):
+            raise InvalidInput("Invalid format: use 'chunks' (JSON chunks) or 'unified' (a unified diff).")
+        if context < diffing.ALL_CONTEXT:
+            raise InvalidInput("Invalid context: use a number of lines >= 0, or -1 to keep every unchanged line.")
+        if start_line is not None and start_line < 1:
+            raise InvalidInput("Invalid start_line: lines are numbered from 1.")
+        if max_lines is not None and max_lines < 1:
+            raise InvalidInput("Invalid max_lines: it must be at least 1.")
+
+        def work(uow: UnitOfWork) -> ReadResult:
+            record = require_file(uow.files.get(agent_id, path), path)
+            if since_version is not None:
+                result, saved = _diff(uow, record, since_version, context, format)
+            else:
+                result, saved = _content(uow, record, version, start_line, max_lines)
+            self._count(uow, agent_id, UsageDelta(bytes_saved=max(0, saved)))
+            return result
+
+        return self._transact(work)
+
+    def list_files(
+        self, agent_id: str, prefix: str | None = None, *, limit: int | None = None, cursor: str | None = None
+    ) -> FileListing:
+        """Metadata of the agent's files whose path starts with `prefix`, sorted by path."""
+        agent_id = check_agent_id(agent_id)
+        prefix = check_prefix(prefix)
+        if limit is not None and not 1 <= limit <= MAX_LIST_LIMIT:
+            raise InvalidInput(f"Invalid limit: use 1..{MAX_LIST_LIMIT}.")
+        after = check_prefix(cursor) or None
+
+        def work(uow: UnitOfWork) -> FileListing:
+            rows = uow.files.list(agent_id, prefix, after, None if limit is None else limit + 1)
+            more = limit is not None and len(rows) > limit
+            page = rows[:limit] if more else rows
+            self._count(uow, agent_id)
+            files = [FileInfo(r.path, r.current_version, r.bytes, r.created_at, r.updated_at) for r in page]
+            return FileListing(files, len(files), page[-1].path if more else None)
+
+        return self._transact(work)
+
+    def list_versions(self, agent_id: str, path: str) -> VersionList:
+        """Metadata of each retained version, oldest first, without content."""
+        agent_id, path = checked(agent_id, path)
+
+        def work(uow: UnitOfWork) -> VersionList:
+            record = require_file(uow.files.get(agent_id, path), path)
+            versions = uow.files.list_versions(record.id)
+            self._count(uow, agent_id)
+            return VersionList(path, record.current_version, list(versions))
+
+        return self._transact(work)
+
+
+def _diff(
+    uow: UnitOfWork, record: FileRecord, since: int, context: int, fmt: DiffFormat
+) -> tuple[ReadResult, int]:
+    path, current = record.path, record.current_version
+    if not 1 <= since <= current:
+        raise InvalidInput(
+            f"Invalid since_version {since}: {path} is at version {current}; use a version from 1 to {current}."
+        )
+    empty: list[dict[str, object]] | str = "" if fmt == "unified" else []
+    if since == current:
+        return ReadResult(path, current, since_version=since, version_too_old=False, unchanged=True, diff=empty), record.bytes
+    head = _version(uow, record, current)
+    old = uow.files.get_version(record.id, since)
+    if old is None:
+        return ReadResult(path, current, head.content, since_version=since, version_too_old=True), 0
+    if fmt == "unified":
+        diff: list[dict[str, object]] | str = diffing.unified_diff(
+            old.content, head.content, context, old_name=f"{path}@{since}", new_name=f"{path}@{current}"
+        )
+        size = utf8_len(diff)
+    else:
+        diff = diffing.diff_chunks(old.content, head.content, context)
+        size = utf8_len(json.dumps(diff, ensure_ascii=False, separators=(",", ":")))
+    return ReadResult(path, current, since_version=since, version_too_old=False, diff=diff), head.bytes - size
+
+
+def _content(
+    uow: UnitOfWork, record: FileRecord, version: int | None, start_line: int | None, max_lines: int | None
+) -> tuple[ReadResult, int]:
+    path, current = record.path, record.current_version
+    if version is not None and not 1 <= version <= current:
+        raise InvalidInput(f"Invalid version {version}: {path} is at version {current}; use 1 to {current}.")
+    target = _version(uow, record, version or current, required=version is None)
+    if start_line is None and max_lines is None:
+        return ReadResult(path, current, target.content, version=version), 0
+    lines = split_keepends(target.content)
+    start = start_line or 1
+    if start > max(len(lines), 1):
+        raise InvalidInput(f"Invalid start_line {start}: {path} has {len(lines)} lines.")
+    end = len(lines) if max_lines is None else min(len(lines), start + max_lines - 1)
+    text = "".join(lines[start - 1 : end])
+    result = ReadResult(path, current, text, version=version, start_line=start, end_line=end, total_lines=len(lines))
+    return result, target.bytes - utf8_len(text)
+
+
+def _version(uow: UnitOfWork, record: FileRecord, number: int, required: bool = True) -> Version:
+    found = uow.files.get_version(record.id, number)
+    if found is not None:
+        return found
+    if required:
+        raise StorageBusy(f"{record.path} changed while it was being read; retry.")
+    raise NotFound(f"Version {number} of {record.path} is no longer retained. Use list_versions to see which are.")

@@ -1,0 +1,81 @@
+"""search_files: find lines in the current version of the agent's files."""
+
+from __future__ import annotations
+
+from ..errors import InvalidInput
+from ..model import UsageDelta
+from ..paths import check_agent_id, check_prefix
+from ..ports import Matcher, UnitOfWork
+from ..results import SearchMatch, SearchResult
+from .base import UseCaseBase
+
+MAX_QUERY_CHARS = 1000
+MAX_RESULTS = 200
+MATCH_CHARS = 200
+_LEAD_CHARS = 60
+
+
+class Search(UseCaseBase):
+    def search_files(
+        self,
+        agent_id: str,
+        query: str,
+        prefix: str | None = None,
+        *,
+        max_results: int = 20,
+        regex: bool = False,
+        case_sensitive: bool = False,
+    ) -> SearchResult:
+        """Lines matching `query` (a literal, or a regular expression with regex=True), in path order."""
+        agent_id = check_agent_id(agent_id)
+        prefix = check_prefix(prefix)
+        if not query or len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"Invalid query: it must be 1..{MAX_QUERY_CHARS} characters.")
+        if not 1 <= max_results <= MAX_RESULTS:
+            raise InvalidInput(f"Invalid max_results: use 1..{MAX_RESULTS}.")
+        matcher = self._matcher(query, regex, case_sensitive)
+
+        def work(uow: UnitOfWork) -> SearchResult:
+            matches: list[SearchMatch] = []
+            files = 0
+            more = False
+            for path, content in uow.files.iter_current(agent_id, prefix):
+                files += 1
+                for number, line in enumerate(content.split("\n"), 1):
+                    at = matcher(line)
+                    if at is None:
+                        continue
+                    if len(matches) == max_results:
+                        more = True
+                        break
+                    matches.append(SearchMatch(path, number, _window(line, at)))
+                if more:
+                    break
+            self._count(uow, agent_id, UsageDelta())
+            return SearchResult(matches, len(matches), more, files)
+
+        return self._transact(work)
+
+    def _matcher(self, query: str, regex: bool, case_sensitive: bool) -> Matcher:
+        if regex:
+            if self._regex is None:
+                raise InvalidInput("Regular expression search is not available in this store; use regex=false.")
+            return self._regex.compile(query, case_sensitive)
+        if case_sensitive:
+            return lambda line: _found(line.find(query))
+        folded = query.lower()
+        return lambda line: _found(line.lower().find(folded))
+
+
+def _found(index: int) -> int | None:
+    return None if index < 0 else index
+
+
+def _window(line: str, at: int) -> str:
+    line = line.rstrip("\r")
+    if len(line) <= MATCH_CHARS:
+        return line
+    start = max(0, min(at - _LEAD_CHARS, len(line) - MATCH_CHARS))
+    head = "…" if start else ""
+    tail = "…" if start + MATCH_CHARS < len(line) else ""
+    return head + line[start : start + MATCH_CHARS] + tail

@@ -1,0 +1,72 @@
+"""summarize_file and get_usage_stats."""
+
+from __future__ import annotations
+
+from ..errors import SummaryUnavailable
+from ..limits import SUMMARY_THRESHOLD_CHARS, estimated_tokens, utf8_len
+from ..model import UsageDelta
+from ..paths import check_agent_id
+from ..ports import UnitOfWork
+from ..results import Quota, SummaryResult, UsageStats
+from .base import UseCaseBase, checked, require_file
+
+
+class Insights(UseCaseBase):
+    def summarize_file(self, agent_id: str, path: str) -> SummaryResult:
+        """A cached summary of a long file; one summarizer call per file version at most."""
+        agent_id, path = checked(agent_id, path)
+
+        def lookup(uow: UnitOfWork) -> tuple[int, int, str, str | None]:
+            record = require_file(uow.files.get(agent_id, path), path)
+            head = uow.files.get_version(record.id, record.current_version)
+            assert head is not None, "the head version is always retained"
+            if len(head.content) <= SUMMARY_THRESHOLD_CHARS:
+                raise SummaryUnavailable(
+                    f"{path} has only {len(head.content):,} characters (~{estimated_tokens(head.content):,} tokens); "
+                    f"summaries are for files over {SUMMARY_THRESHOLD_CHARS:,} characters. Use read_file instead."
+                )
+            cached = uow.summaries.get(record.id, record.current_version)
+            if cached is not None:
+                self._count(uow, agent_id, UsageDelta(bytes_saved=max(0, head.bytes - utf8_len(cached))))
+            return record.id, record.current_version, head.content, cached
+
+        file_id, version, content, cached = self._transact(lookup)
+        tokens = estimated_tokens(content)
+        if cached is not None:
+            return SummaryResult(path, version, cached, True, tokens)
+        if self._summarizer is None:
+            raise SummaryUnavailable("summarize_file is not configured in this store (no summarizer).")
+        summary = self._summarizer.summarize(path, content)
+        model = self._summarizer.model
+
+        def store(uow: UnitOfWork) -> None:
+            record = uow.files.get(agent_id, path)
+            if record is not None and record.id == file_id:
+                uow.summaries.put(file_id, version, summary, model, self._clock())
+            saved = max(0, utf8_len(content) - utf8_len(summary))
+            self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
+
+        self._transact(store)
+        return SummaryResult(path, version, summary, False, tokens)
+
+    def get_usage_stats(self, agent_id: str) -> UsageStats:
+        """The agent's stored bytes, counts and operations (this call included), read from counters."""
+        agent_id = check_agent_id(agent_id)
+
+        def work(uow: UnitOfWork) -> UsageStats:
+            self._count(uow, agent_id)
+            u = uow.usage.get(agent_id)
+            limits = self.limits
+            quota = Quota(limits.quota_bytes, limits.quota_files, limits.quota_log_entries)
+            return UsageStats(
+                agent_id=agent_id,
+                total_bytes=u.bytes,
+                file_count=u.files,
+                log_count=u.log_entries,
+                total_operations=u.operations,
+                bytes_saved=u.bytes_saved,
+                logs=u.logs,
+                quota=quota,
+            )
+
+        return self._transact(work)

@@ -1,0 +1,142 @@
+"""Use cases that change files: write, edit, insert, restore, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .. import editing
+from ..errors import InvalidInput, NotFound, VersionConflict
+from ..limits import check_content_size, utf8_len
+from ..model import FileRecord, UsageDelta, Version, sha256_hex
+from ..ports import UnitOfWork
+from ..results import DeleteResult, EditResult, WriteResult
+from ..text import numbered, split_keepends
+from .base import UseCaseBase, checked, require_file
+
+
+def check_expected(expected_version: int | None) -> None:
+    if expected_version is not None and expected_version < 0:
+        raise InvalidInput("Invalid expected_version: use the version you last read (0 means the file must not exist).")
+
+
+class FileWrites(UseCaseBase):
+    def write_file(self, agent_id: str, path: str, content: str, expected_version: int | None = None) -> WriteResult:
+        """Store content as the file's next version (no new version when it is identical)."""
+        agent_id, path = checked(agent_id, path)
+        check_content_size(content, self.limits)
+        check_expected(expected_version)
+
+        def work(uow: UnitOfWork) -> WriteResult:
+            record = uow.files.lock_or_create(agent_id, path, self._clock())
+            head = self._commit(uow, record, content, expected_version)
+            if head is None:
+                return WriteResult(path, record.current_version, 0, unchanged=True)
+            return WriteResult(path, head.version, head.bytes)
+
+        return self._transact(work)
+
+    def edit_file(
+        self,
+        agent_id: str,
+        path: str,
+        old_str: str,
+        new_str: str,
+        replace_all: bool = False,
+        expected_version: int | None = None,
+    ) -> EditResult:
+        """Replace one exact occurrence of old_str (or every one, with replace_all)."""
+        request = utf8_len(old_str) + utf8_len(new_str)
+        return self._edit(
+            agent_id, path, expected_version, request, lambda text: editing.replace(text, old_str, new_str, replace_all)
+        )
+
+    def insert_lines(
+        self, agent_id: str, path: str, line: int, text: str, expected_version: int | None = None
+    ) -> EditResult:
+        """Insert text as whole lines after `line` (0: top, -1: end)."""
+        return self._edit(agent_id, path, expected_version, utf8_len(text), lambda c: editing.insert(c, line, text))
+
+    def restore_version(
+        self, agent_id: str, path: str, version: int, expected_version: int | None = None
+    ) -> WriteResult:
+        """Make a retained version current again, as a new version."""
+        agent_id, path = checked(agent_id, path)
+        check_expected(expected_version)
+
+        def work(uow: UnitOfWork) -> WriteResult:
+            record = require_file(uow.files.lock(agent_id, path), path)
+            old = uow.files.get_version(record.id, version)
+            if old is None:
+                raise NotFound(f"Version {version} of {path} is not retained. Use list_versions to see which are.")
+            head = self._commit(uow, record, old.content, expected_version, saved=old.bytes)
+            if head is None:
+                return WriteResult(path, record.current_version, 0, unchanged=True)
+            return WriteResult(path, head.version, head.bytes)
+
+        return self._transact(work)
+
+    def delete_file(self, agent_id: str, path: str, expected_version: int | None = None) -> DeleteResult:
+        """Delete a file with all its versions and its cached summary (not a log at the same path)."""
+        agent_id, path = checked(agent_id, path)
+        check_expected(expected_version)
+
+        def work(uow: UnitOfWork) -> DeleteResult:
+            record = uow.files.lock(agent_id, path)
+            current = record.current_version if record else 0
+            if expected_version is not None and expected_version != current:
+                raise VersionConflict(path, expected_version, current)
+            if record is None:
+                self._count(uow, agent_id)
+                return DeleteResult(path, deleted=False, versions_removed=0)
+            removed, freed = uow.files.delete(record.id)
+            self._count(uow, agent_id, UsageDelta(files=-1, bytes=-freed))
+            return DeleteResult(path, deleted=True, versions_removed=removed)
+
+        return self._transact(work)
+
+    def _edit(
+        self,
+        agent_id: str,
+        path: str,
+        expected_version: int | None,
+        request_bytes: int,
+        change: Callable[[str], editing.Edit],
+    ) -> EditResult:
+        agent_id, path = checked(agent_id, path)
+        check_expected(expected_version)
+
+        def work(uow: UnitOfWork) -> EditResult:
+            record = require_file(uow.files.lock(agent_id, path), path)
+            if expected_version is not None and expected_version != record.current_version:
+                raise VersionConflict(path, expected_version, record.current_version)
+            current = uow.files.get_version(record.id, record.current_version)
+            assert current is not None, "the head version is always retained"
+            edit = change(current.content)
+            check_content_size(edit.content, self.limits)
+            saved = max(0, utf8_len(edit.content) - request_bytes)
+            head = self._commit(uow, record, edit.content, expected_version, saved=saved)
+            assert head is not None, "an edit always changes the content"
+            snippet = numbered(split_keepends(edit.content), edit.first_line, edit.last_line)
+            replacements = edit.replacements if edit.replacements > 1 else None
+            return EditResult(path, head.version, head.bytes, snippet, replacements)
+
+        return self._transact(work)
+
+    def _commit(
+        self, uow: UnitOfWork, record: FileRecord, content: str, expected: int | None, saved: int = 0
+    ) -> Version | None:
+        """Make `content` the next version of a locked file; None when it equals the current one."""
+        agent_id = record.agent_id
+        if expected is not None and expected != record.current_version:
+            raise VersionConflict(record.path, expected, record.current_version)
+        if record.current_version and sha256_hex(content) == record.sha256:
+            self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
+            return None
+        head = Version.of(record.current_version + 1, content, self._clock())
+        if not uow.files.bump_version(record.id, record.current_version, head):
+            raise VersionConflict(record.path, record.current_version, record.current_version + 1)
+        uow.files.add_version(record.id, head)
+        _, freed = uow.files.prune(record.id, head.version - self.limits.max_versions + 1)
+        created = record.current_version == 0
+        self._count(uow, agent_id, UsageDelta(files=int(created), bytes=head.bytes - freed, bytes_saved=saved))
+        return head
