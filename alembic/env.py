@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 
-from alembic import context
 from sqlalchemy import Connection, pool
 
+from alembic import context
 from scratchpad_adapters.sql.dialect import make_engine
 from scratchpad_adapters.sql.tables import metadata
 

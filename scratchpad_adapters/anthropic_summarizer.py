@@ -1,13 +1,19 @@
-"""The Summarizer port on Claude, through the official anthropic SDK."""
+"""The Summarizer port on Claude, through the official anthropic SDK.
+
+The SDK is imported on the first summary, not at start: it takes seconds to import and most
+sessions never summarize.
+"""
 
 from __future__ import annotations
 
 import os
 import threading
-
-import anthropic
+from typing import TYPE_CHECKING
 
 from scratchpad_core.errors import SummaryUnavailable
+
+if TYPE_CHECKING:
+    import anthropic
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 MAX_SUMMARY_TOKENS = 1024
@@ -19,7 +25,10 @@ SYSTEM_PROMPT = (
 
 
 class AnthropicSummarizer:
-    """Summaries by Claude. The key comes from ANTHROPIC_API_KEY unless given; ANTHROPIC_BASE_URL works as in the SDK."""
+    """Summaries by Claude.
+
+    The key comes from ANTHROPIC_API_KEY unless given; ANTHROPIC_BASE_URL works as in the SDK.
+    """
 
     def __init__(
         self,
@@ -46,10 +55,14 @@ class AnthropicSummarizer:
                         "summarize_file needs ANTHROPIC_API_KEY: set it in the scratchpad server's environment "
                         "(the env block of your MCP client configuration). The other tools work without it."
                     )
+                import anthropic
+
                 self._client = anthropic.Anthropic(api_key=key, timeout=self._timeout, max_retries=self._max_retries)
             return self._client
 
     def summarize(self, path: str, content: str) -> str:
+        import anthropic
+
         client = self._get_client()
         prompt = f'Summarize this file, "{path}":\n\n<file>\n{content}\n</file>'
         try:
@@ -61,7 +74,8 @@ class AnthropicSummarizer:
             )
         except anthropic.AuthenticationError:
             raise SummaryUnavailable(
-                "The Anthropic API rejected ANTHROPIC_API_KEY (401 Unauthorized). Check the key in the server's environment."
+                "The Anthropic API rejected ANTHROPIC_API_KEY (401 Unauthorized). "
+                "Check the key in the server's environment."
             ) from None
         except anthropic.APIStatusError as error:
             raise SummaryUnavailable(

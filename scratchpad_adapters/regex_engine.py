@@ -22,7 +22,9 @@ class BoundedRegexEngine:
         try:
             compiled = regex.compile(pattern, 0 if case_sensitive else regex.IGNORECASE)
         except regex.error as error:
-            raise InvalidInput(f"Invalid regex: {error}. Fix the pattern, or pass regex=false for a literal search.") from None
+            raise InvalidInput(
+                f"Invalid regex: {error}. Fix the pattern, or pass regex=false for a literal search."
+            ) from None
         deadline = time.monotonic() + self.budget_seconds
 
         def match(line: str) -> int | None:

@@ -10,13 +10,34 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from .errors import InvalidInput
 from .text import split_keepends
 
-Chunk = dict[str, Any]
+
+@dataclass(frozen=True)
+class Chunk:
+    """One step of a diff: keep (equal, skip), drop (remove) or insert (add) lines of the old text."""
+
+    op: Literal["equal", "remove", "add", "skip"]
+    lines: list[str] | None = None
+    count: int | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """The JSON form: {"op", "lines"} or {"op": "skip", "count"}."""
+        return {"op": self.op, "count": self.count} if self.op == "skip" else {"op": self.op, "lines": self.lines}
+
+    @property
+    def size(self) -> int:
+        """How many lines of the old text this chunk covers."""
+        if self.op == "add":
+            return 0
+        return self.count if self.op == "skip" and self.count is not None else len(self.lines or [])
+
+
 Opcode = tuple[str, int, int, int, int]
 
 ALL_CONTEXT = -1
@@ -56,46 +77,44 @@ def diff_chunks(old: str, new: str, context: int = 3) -> list[Chunk]:
             chunks.extend(_equal_run(a[i1:i2], context, first=index == 0, last=index == len(ops) - 1))
             continue
         if tag in ("delete", "replace"):
-            chunks.append({"op": "remove", "lines": a[i1:i2]})
+            chunks.append(Chunk("remove", a[i1:i2]))
         if tag in ("insert", "replace"):
-            chunks.append({"op": "add", "lines": b[j1:j2]})
+            chunks.append(Chunk("add", b[j1:j2]))
     return chunks
 
 
 def _equal_run(lines: list[str], context: int, *, first: bool, last: bool) -> Iterator[Chunk]:
     if context == ALL_CONTEXT:
-        yield {"op": "equal", "lines": lines}
+        yield Chunk("equal", lines)
         return
     keep_head = 0 if first else context
     keep_tail = 0 if last else context
     if keep_head + keep_tail >= len(lines):
-        yield {"op": "equal", "lines": lines}
+        yield Chunk("equal", lines)
         return
     if keep_head:
-        yield {"op": "equal", "lines": lines[:keep_head]}
-    yield {"op": "skip", "count": len(lines) - keep_head - keep_tail}
+        yield Chunk("equal", lines[:keep_head])
+    yield Chunk("skip", count=len(lines) - keep_head - keep_tail)
     if keep_tail:
-        yield {"op": "equal", "lines": lines[len(lines) - keep_tail :]}
+        yield Chunk("equal", lines[len(lines) - keep_tail :])
 
 
-def apply_chunks(old: str, chunks: Sequence[Chunk]) -> str:
-    """Apply chunks to `old`: equal and skip keep lines, remove drops them, add inserts."""
+def apply_chunks(old: str, chunks: Sequence[Chunk | Mapping[str, Any]]) -> str:
+    """Apply chunks (or their JSON form) to `old`: equal and skip keep lines, remove drops them, add inserts."""
     source = old.split("\n")
     out: list[str] = []
     pos = 0
-    for chunk in chunks:
-        op = chunk["op"]
-        if op == "add":
-            out.extend(chunk["lines"])
-            continue
-        count = chunk["count"] if op == "skip" else len(chunk["lines"])
-        if op == "equal" and source[pos : pos + count] != list(chunk["lines"]):
+    for item in chunks:
+        chunk = item if isinstance(item, Chunk) else Chunk(**item)
+        if chunk.op not in ("equal", "skip", "remove", "add"):
+            raise InvalidInput(f"Diff does not apply: unknown op {chunk.op!r}.")
+        if chunk.op == "equal" and source[pos : pos + chunk.size] != list(chunk.lines or []):
             raise InvalidInput(f"Diff does not apply: the equal lines at line {pos + 1} differ from the old text.")
-        if op not in ("equal", "skip", "remove"):
-            raise InvalidInput(f"Diff does not apply: unknown op {op!r}.")
-        if op != "remove":
-            out.extend(source[pos : pos + count])
-        pos += count
+        if chunk.op == "add":
+            out.extend(chunk.lines or [])
+        elif chunk.op != "remove":
+            out.extend(source[pos : pos + chunk.size])
+        pos += chunk.size
     if pos != len(source):
         raise InvalidInput(f"Diff does not apply: it covers {pos} of the old text's {len(source)} lines.")
     return "\n".join(out)
@@ -131,12 +150,13 @@ def _hunks(ops: list[Opcode], context: int) -> Iterator[list[Opcode]]:
         ops[-1] = ("equal", i1, min(i2, i1 + context), j1, min(j2, j1 + context))
     group: list[Opcode] = []
     for tag, i1, i2, j1, j2 in ops:
+        start_a, start_b = i1, j1
         if tag == "equal" and i2 - i1 > 2 * context and group:
             group.append((tag, i1, i1 + context, j1, j1 + context))
             yield group
             group = []
-            i1, j1 = i2 - context, j2 - context
-        group.append((tag, i1, i2, j1, j2))
+            start_a, start_b = i2 - context, j2 - context
+        group.append((tag, start_a, i2, start_b, j2))
     if group and not (len(group) == 1 and group[0][0] == "equal"):
         yield group
 

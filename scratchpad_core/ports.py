@@ -80,10 +80,17 @@ class UsageRepository(Protocol):
 class UnitOfWork(Protocol):
     """One transaction: leaving the block without commit() rolls back."""
 
-    files: FileRepository
-    logs: LogRepository
-    summaries: SummaryRepository
-    usage: UsageRepository
+    @property
+    def files(self) -> FileRepository: ...
+
+    @property
+    def logs(self) -> LogRepository: ...
+
+    @property
+    def summaries(self) -> SummaryRepository: ...
+
+    @property
+    def usage(self) -> UsageRepository: ...
 
     def __enter__(self) -> UnitOfWork: ...
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+from .diffing import Chunk
+from .model import VersionInfo
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,7 @@ class ReadResult:
     since_version: int | None = None
     version_too_old: bool | None = None
     unchanged: bool | None = None
-    diff: list[dict[str, Any]] | str | None = None
+    diff: list[Chunk] | str | None = None
     start_line: int | None = None
     end_line: int | None = None
     total_lines: int | None = None
@@ -58,7 +60,7 @@ class FileListing:
 class VersionList:
     path: str
     current_version: int
-    versions: list[Any]
+    versions: list[VersionInfo]
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ def upsert(connection: Connection, table: Table, values: Mapping[str, Any], keys
     return stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
 
 
-def _insert(connection: Connection, table: Table) -> Any:
+def _insert(connection: Connection, table: Table) -> postgresql.Insert | sqlite.Insert:
     if connection.dialect.name == "postgresql":
         return postgresql.insert(table)
     return sqlite.insert(table)

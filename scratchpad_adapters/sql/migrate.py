@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
+
+from alembic import command
 
 from .dialect import lock_for_migration
 

@@ -40,7 +40,9 @@ class SqlFileRepository:
         return None if row is None else FileRecord(**row._mapping)
 
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
-        fresh = dict(agent_id=agent_id, path=path, current_version=0, bytes=0, sha256="", created_at=now, updated_at=now)
+        fresh = dict(
+            agent_id=agent_id, path=path, current_version=0, bytes=0, sha256="", created_at=now, updated_at=now
+        )
         self._c.execute(insert_ignore(self._c, files, fresh, ["agent_id", "path"]))
         record = self.lock(agent_id, path)
         assert record is not None, "inserted or already present"
@@ -68,11 +70,15 @@ class SqlFileRepository:
         )
 
     def prune(self, file_id: int, keep_from: int) -> tuple[int, int]:
-        gone = self._c.execute(
-            delete(file_versions)
-            .where(file_versions.c.file_id == file_id, file_versions.c.version < keep_from)
-            .returning(file_versions.c.bytes)
-        ).scalars().all()
+        gone = (
+            self._c.execute(
+                delete(file_versions)
+                .where(file_versions.c.file_id == file_id, file_versions.c.version < keep_from)
+                .returning(file_versions.c.bytes)
+            )
+            .scalars()
+            .all()
+        )
         return len(gone), sum(gone)
 
     def get_version(self, file_id: int, version: int) -> Version | None:
@@ -88,9 +94,7 @@ class SqlFileRepository:
     def list_versions(self, file_id: int) -> list[VersionInfo]:
         c = file_versions.c
         rows = self._c.execute(
-            select(c.version, c.bytes, c.lines, c.sha256, c.created_at)
-            .where(c.file_id == file_id)
-            .order_by(c.version)
+            select(c.version, c.bytes, c.lines, c.sha256, c.created_at).where(c.file_id == file_id).order_by(c.version)
         )
         return [VersionInfo(**row._mapping) for row in rows]
 
@@ -104,18 +108,25 @@ class SqlFileRepository:
     def iter_current(self, agent_id: str, prefix: str) -> Iterator[tuple[str, str]]:
         query = (
             select(files.c.path, file_versions.c.content)
-            .join(file_versions, and_(file_versions.c.file_id == files.c.id, file_versions.c.version == files.c.current_version))
+            .join(
+                file_versions,
+                and_(file_versions.c.file_id == files.c.id, file_versions.c.version == files.c.current_version),
+            )
             .where(files.c.agent_id == agent_id, prefix_range(files.c.path, prefix))
             .order_by(files.c.path)
+            .execution_options(yield_per=_STREAM_BATCH)
         )
-        result = self._c.execution_options(yield_per=_STREAM_BATCH).execute(query)
-        for path, content in result:
-            yield path, content
+        for row in self._c.execute(query):
+            yield row.path, row.content
 
     def delete(self, file_id: int) -> tuple[int, int]:
-        gone = self._c.execute(
-            delete(file_versions).where(file_versions.c.file_id == file_id).returning(file_versions.c.bytes)
-        ).scalars().all()
+        gone = (
+            self._c.execute(
+                delete(file_versions).where(file_versions.c.file_id == file_id).returning(file_versions.c.bytes)
+            )
+            .scalars()
+            .all()
+        )
         self._c.execute(delete(summaries).where(summaries.c.file_id == file_id))
         self._c.execute(delete(files).where(files.c.id == file_id))
         return len(gone), sum(gone)
@@ -228,8 +239,7 @@ class SqlUsageRepository:
         if self._c.execute(stmt).rowcount == 1:
             return True
         zero = dict(agent_id=agent_id, files=0, logs=0, log_entries=0, bytes=0, operations=0, bytes_saved=0)
-        created = self._c.execute(insert_ignore(self._c, agents, zero, ["agent_id"]))
-        if created.rowcount != 1:
+        created = self._c.execute(insert_ignore(self._c, agents, zero, ["agent_id"]).returning(agents.c.agent_id))
+        if created.first() is None:
             return False  # the row exists, so the update was refused by a quota
         return self._c.execute(stmt).rowcount == 1
-

@@ -68,7 +68,9 @@ class UseCaseBase:
         usage, limits = uow.usage.get(agent_id), self.limits
         advice = "Nothing was changed; free space with delete_file or delete_log, then retry."
         if delta.files > 0 and usage.files + delta.files > limits.quota_files:
-            raise QuotaExceeded(f"File quota exceeded: the agent already has {usage.files:,} of {limits.quota_files:,} files. {advice}")
+            raise QuotaExceeded(
+                f"File quota exceeded: the agent already has {usage.files:,} of {limits.quota_files:,} files. {advice}"
+            )
         if delta.log_entries > 0 and usage.log_entries + delta.log_entries > limits.quota_log_entries:
             raise QuotaExceeded(
                 f"Log entry quota exceeded: the agent already has {usage.log_entries:,} of "

@@ -44,7 +44,9 @@ class Logs(UseCaseBase):
             if value is not None and not 1 <= value <= LOG_PAGE_SIZE:
                 raise InvalidInput(f"Invalid {name}: use 1..{LOG_PAGE_SIZE}.")
         if tail is not None and (since_entry is not None or limit is not None):
-            raise InvalidInput("Invalid read_log: tail returns the newest entries; it cannot be combined with since_entry or limit.")
+            raise InvalidInput(
+                "Invalid read_log: tail returns the newest entries; it cannot be combined with since_entry or limit."
+            )
 
         def work(uow: UnitOfWork) -> LogPage:
             log = require_log(uow.logs.get(agent_id, path), path)

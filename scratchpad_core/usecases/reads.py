@@ -36,7 +36,10 @@ class FileReads(UseCaseBase):
         agent_id, path = checked(agent_id, path)
         sliced = start_line is not None or max_lines is not None
         if since_version is not None and (version is not None or sliced):
-            raise InvalidInput("Invalid read: since_version returns a diff; it cannot be combined with version, start_line or max_lines.")
+            raise InvalidInput(
+                "Invalid read: since_version returns a diff; "
+                "it cannot be combined with version, start_line or max_lines."
+            )
         if format not in ("chunks", "unified"):
             raise InvalidInput("Invalid format: use 'chunks' (JSON chunks) or 'unified' (a unified diff).")
         if context < diffing.ALL_CONTEXT:
@@ -90,29 +93,30 @@ class FileReads(UseCaseBase):
         return self._transact(work)
 
 
-def _diff(
-    uow: UnitOfWork, record: FileRecord, since: int, context: int, fmt: DiffFormat
-) -> tuple[ReadResult, int]:
+def _diff(uow: UnitOfWork, record: FileRecord, since: int, context: int, fmt: DiffFormat) -> tuple[ReadResult, int]:
     path, current = record.path, record.current_version
     if not 1 <= since <= current:
         raise InvalidInput(
             f"Invalid since_version {since}: {path} is at version {current}; use a version from 1 to {current}."
         )
-    empty: list[dict[str, object]] | str = "" if fmt == "unified" else []
+    empty: list[diffing.Chunk] | str = "" if fmt == "unified" else []
     if since == current:
-        return ReadResult(path, current, since_version=since, version_too_old=False, unchanged=True, diff=empty), record.bytes
+        return ReadResult(
+            path, current, since_version=since, version_too_old=False, unchanged=True, diff=empty
+        ), record.bytes
     head = _version(uow, record, current)
     old = uow.files.get_version(record.id, since)
     if old is None:
         return ReadResult(path, current, head.content, since_version=since, version_too_old=True), 0
+    diff: list[diffing.Chunk] | str
     if fmt == "unified":
-        diff: list[dict[str, object]] | str = diffing.unified_diff(
-            old.content, head.content, context, old_name=f"{path}@{since}", new_name=f"{path}@{current}"
-        )
+        names = {"old_name": f"{path}@{since}", "new_name": f"{path}@{current}"}
+        diff = diffing.unified_diff(old.content, head.content, context, **names)
         size = utf8_len(diff)
     else:
-        diff = diffing.diff_chunks(old.content, head.content, context)
-        size = utf8_len(json.dumps(diff, ensure_ascii=False, separators=(",", ":")))
+        chunks = diffing.diff_chunks(old.content, head.content, context)
+        size = utf8_len(json.dumps([c.as_json() for c in chunks], ensure_ascii=False, separators=(",", ":")))
+        diff = chunks
     return ReadResult(path, current, since_version=since, version_too_old=False, diff=diff), head.bytes - size
 
 

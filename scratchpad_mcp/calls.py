@@ -1,0 +1,92 @@
+"""Running one tool call: who the caller is, the use case, errors as tool errors, one log line."""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from mcp.types import CallToolResult
+
+from scratchpad_core.errors import InvalidInput, ScratchpadError
+
+from .replies import failure, success
+
+log = logging.getLogger("scratchpad.calls")
+
+INTERNAL_ERROR = (
+    "The call failed inside the server; the details are in the server's log. Retry, and report it if it persists."
+)
+
+
+class CallerPolicy(Protocol):
+    def agent_for(self, requested: str | None, *, read_only: bool) -> str:
+        """The agent this call acts for; raises AccessDenied when the caller may not act for it."""
+
+
+class TrustedCaller:
+    """stdio and SCRATCHPAD_AUTH=none: the agent_id argument is taken at its word."""
+
+    def agent_for(self, requested: str | None, *, read_only: bool) -> str:
+        if requested is None:
+            raise InvalidInput("agent_id is required: pass the agent's namespace, e.g. agent_id='research-bot'.")
+        return requested
+
+
+class CallObserver(Protocol):
+    def before(self, agent_id: str, tool: str) -> None:
+        """Refuse the call early (rate limits) by raising a ScratchpadError."""
+
+    def after(self, record: CallRecord) -> None: ...
+
+
+@dataclass
+class CallRecord:
+    tool: str
+    request_id: str
+    agent_id: str | None
+    outcome: str = "ok"
+    duration_ms: float = 0.0
+    bytes_in: int = 0
+    bytes_out: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CallRunner:
+    def __init__(self, policy: CallerPolicy, observers: list[CallObserver] | None = None) -> None:
+        self._policy = policy
+        self._observers = observers or []
+
+    def run(
+        self,
+        tool: str,
+        requested_agent: str | None,
+        use_case: Callable[[str], Any],
+        *,
+        read_only: bool,
+        bytes_in: int = 0,
+    ) -> CallToolResult:
+        record = CallRecord(tool, uuid.uuid4().hex[:16], requested_agent, bytes_in=bytes_in)
+        started = time.perf_counter()
+        try:
+            agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
+            record.agent_id = agent_id
+            for observer in self._observers:
+                observer.before(agent_id, tool)
+            reply = success(use_case(agent_id))
+        except ScratchpadError as error:
+            record.outcome = error.code
+            reply = failure(error.message)
+        except Exception:
+            record.outcome = "internal_error"
+            log.exception("tool %s failed (request %s)", tool, record.request_id)
+            reply = failure(INTERNAL_ERROR)
+        record.duration_ms = (time.perf_counter() - started) * 1000
+        text = reply.content[0]
+        record.bytes_out = len(text.text.encode("utf-8")) if hasattr(text, "text") else 0
+        for observer in self._observers:
+            observer.after(record)
+        return reply

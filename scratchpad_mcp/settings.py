@@ -1,0 +1,121 @@
+"""Every setting the server reads from its environment, in one place."""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from scratchpad_adapters.anthropic_summarizer import DEFAULT_MODEL
+from scratchpad_adapters.factory import default_database_path, sqlite_url
+from scratchpad_core.limits import Limits
+
+Transport = Literal["stdio", "http"]
+AuthMode = Literal["keys", "none"]
+LogFormat = Literal["json", "text"]
+
+_LIMIT_VARIABLES = {
+    "SCRATCHPAD_MAX_FILE_BYTES": "max_file_bytes",
+    "SCRATCHPAD_MAX_LOG_ENTRY_BYTES": "max_log_entry_bytes",
+    "SCRATCHPAD_MAX_VERSIONS": "max_versions",
+    "SCRATCHPAD_QUOTA_FILES": "quota_files",
+    "SCRATCHPAD_QUOTA_LOG_ENTRIES": "quota_log_entries",
+    "SCRATCHPAD_QUOTA_BYTES": "quota_bytes",
+}
+
+
+class SettingsError(ValueError):
+    """A setting has a value the server cannot use; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    database_is_default: bool = False
+    limits: Limits = field(default_factory=Limits)
+    summary_model: str = DEFAULT_MODEL
+    transport: Transport = "stdio"
+    host: str = "127.0.0.1"
+    port: int = 4321
+    auth: AuthMode = "keys"
+    allow_insecure: bool = False
+    allowed_hosts: tuple[str, ...] = ()
+    rate_limit: float = 0.0
+    rate_burst: int = 0
+    log_level: str = "INFO"
+    log_format: LogFormat = "text"
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Settings:
+        url = env.get("SCRATCHPAD_DATABASE_URL") or ""
+        db_path = env.get("SCRATCHPAD_DB_PATH") or ""
+        is_default = not url and not db_path
+        if not url:
+            url = sqlite_url(db_path or default_database_path())
+        transport = _choice(env, "MCP_TRANSPORT", ("stdio", "http"), "stdio")
+        limits = {name: _int(env, variable) for variable, name in _LIMIT_VARIABLES.items() if env.get(variable)}
+        try:
+            parsed_limits = Limits(**limits)
+        except ValueError as error:
+            raise SettingsError(str(error)) from None
+        rate = _float(env, "SCRATCHPAD_RATE_LIMIT", 0.0)
+        return cls(
+            database_url=url,
+            database_is_default=is_default,
+            limits=parsed_limits,
+            summary_model=env.get("SCRATCHPAD_SUMMARY_MODEL") or DEFAULT_MODEL,
+            transport=transport,  # type: ignore[arg-type]
+            host=env.get("SCRATCHPAD_HOST") or "127.0.0.1",
+            port=_int(env, "PORT", 4321),
+            auth=_choice(env, "SCRATCHPAD_AUTH", ("keys", "none"), "keys"),  # type: ignore[arg-type]
+            allow_insecure=env.get("SCRATCHPAD_ALLOW_INSECURE", "") in ("1", "true", "yes"),
+            allowed_hosts=tuple(h.strip() for h in env.get("SCRATCHPAD_ALLOWED_HOSTS", "").split(",") if h.strip()),
+            rate_limit=rate,
+            rate_burst=_int(env, "SCRATCHPAD_RATE_BURST", max(1, int(rate * 2)) if rate else 0),
+            log_level=(env.get("SCRATCHPAD_LOG_LEVEL") or "INFO").upper(),
+            log_format=_choice(  # type: ignore[arg-type]
+                env, "SCRATCHPAD_LOG_FORMAT", ("json", "text"), "json" if transport == "http" else "text"
+            ),
+        )
+
+    @property
+    def loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+
+def _int(env: Mapping[str, str], name: str, default: int | None = None) -> int:
+    raw = env.get(name)
+    if not raw:
+        if default is None:
+            raise SettingsError(f"{name} is required.")
+        return default
+    try:
+        return int(raw.replace("_", ""))
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not an integer.") from None
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a number.") from None
+    if value < 0:
+        raise SettingsError(f"{name} must be 0 (off) or a positive number of calls per second.")
+    return value
+
+
+def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
+    value = (env.get(name) or default).strip().lower()
+    if value not in allowed:
+        raise SettingsError(f"{name}={value!r} is not one of: {', '.join(allowed)}.")
+    return value

@@ -1,0 +1,132 @@
+"""Shared fixtures: real databases only (a SQLite file per test; a Postgres database per session).
+
+Postgres runs when SCRATCHPAD_TEST_POSTGRES_URL points at a server whose user may create
+databases (e.g. postgresql+psycopg://postgres@127.0.0.1:5432/postgres); otherwise those
+tests are skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from scratchpad_adapters import open_store
+from scratchpad_adapters.sql import migrate
+from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.tables import metadata
+from scratchpad_core.limits import Limits
+from scratchpad_core.service import Scratchpad
+
+POSTGRES_ENV = "SCRATCHPAD_TEST_POSTGRES_URL"
+BACKENDS = ["sqlite", "postgres"]
+
+
+class FakeSummarizer:
+    """A Summarizer that records its calls (tests of the real SDK path live in tests/adapters)."""
+
+    model = "fake-model"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def summarize(self, path: str, content: str) -> str:
+        self.calls.append(path)
+        return f"summary of {path} ({len(content)} chars)"
+
+
+def postgres_admin_url() -> str | None:
+    url = os.environ.get(POSTGRES_ENV)
+    if not url:
+        return None
+    parsed = make_url(url)
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def create_postgres_database(prefix: str = "scratchpad_test") -> str:
+    """A new, empty database on the test server; returns its URL."""
+    admin = postgres_admin_url()
+    if admin is None:
+        pytest.skip(f"{POSTGRES_ENV} is not set; Postgres tests need a server that lets them create databases")
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return make_url(admin).set(database=name).render_as_string(hide_password=False)
+
+
+def drop_postgres_database(url: str) -> None:
+    admin = postgres_admin_url()
+    assert admin is not None
+    name = make_url(url).database
+    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    engine.dispose()
+
+
+@pytest.fixture(scope="session")
+def postgres_session_url() -> Iterator[str]:
+    """One migrated Postgres database for the session; tests empty it before use."""
+    url = create_postgres_database()
+    engine = make_engine(url)
+    migrate.upgrade(engine)
+    engine.dispose()
+    yield url
+    drop_postgres_database(url)
+
+
+def empty_postgres(url: str) -> None:
+    engine = make_engine(url)
+    tables = ", ".join(f'"{t.name}"' for t in metadata.sorted_tables)
+    with engine.begin() as connection:
+        connection.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+    engine.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty, migrated database on each backend: a fresh SQLite file, or the emptied session Postgres."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'scratchpad.db'}"
+    url: str = request.getfixturevalue("postgres_session_url")
+    empty_postgres(url)
+    return url
+
+
+StoreFactory = Callable[..., Scratchpad]
+
+
+@pytest.fixture
+def make_store(database_url: str) -> Iterator[StoreFactory]:
+    """Open stores on this test's database; each is closed at the end of the test."""
+    opened: list[Scratchpad] = []
+
+    def factory(limits: Limits | None = None, **options: Any) -> Scratchpad:
+        options.setdefault("summarizer", FakeSummarizer())
+        pad = open_store(database_url, limits=limits, **options)
+        opened.append(pad)
+        return pad
+
+    yield factory
+    for pad in opened:
+        pad.close()
+
+
+@pytest.fixture
+def store(make_store: StoreFactory) -> Scratchpad:
+    return make_store()
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
