@@ -14,7 +14,7 @@ from scratchpad_core.service import Scratchpad
 from .anthropic_summarizer import AnthropicSummarizer
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
-from .sql.dialect import make_engine
+from .sql.dialect import LOCK_TIMEOUT_MS, make_engine
 from .sql.unit_of_work import SqlUnitOfWork
 
 APP_NAME = "scratchpad-mcp"
@@ -34,12 +34,13 @@ def open_store(
     limits: Limits | None = None,
     summarizer: Summarizer | None = None,
     upgrade: bool = True,
+    lock_timeout_ms: int = LOCK_TIMEOUT_MS,
 ) -> Scratchpad:
     """A Scratchpad on the database at `url` (default: a SQLite file in the user's data directory).
 
     The schema is brought to the newest migration first unless upgrade=False.
     """
-    engine = make_engine(url or sqlite_url(default_database_path()))
+    engine = make_engine(url or sqlite_url(default_database_path()), lock_timeout_ms=lock_timeout_ms)
     try:
         if upgrade:
             migrate.upgrade(engine)

@@ -30,11 +30,22 @@ class Limits:
 
 
 def utf8_len(text: str) -> int:
-    return len(text.encode("utf-8"))
+    """Size in UTF-8 bytes; never fails (lone surrogates count as 3 bytes; storable_size refuses them)."""
+    return len(text.encode("utf-8", "surrogatepass"))
+
+
+def storable_size(text: str, what: str) -> int:
+    """UTF-8 size of text that every backend can store: valid Unicode without NUL characters."""
+    if "\x00" in text:
+        raise InvalidInput(f"Invalid {what}: NUL characters (\\x00) cannot be stored; remove them or encode as base64.")
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput(f"Invalid {what}: it is not valid Unicode (a lone surrogate); send UTF-8 text.") from None
 
 
 def check_content_size(content: str, limits: Limits) -> int:
-    size = utf8_len(content)
+    size = storable_size(content, "content")
     if size > limits.max_file_bytes:
         raise LimitExceeded(
             f"Content too large: {size:,} bytes (UTF-8) exceeds the {limits.max_file_bytes:,}-byte limit per file. "
@@ -44,7 +55,7 @@ def check_content_size(content: str, limits: Limits) -> int:
 
 
 def check_entry_size(entry: str, limits: Limits) -> int:
-    size = utf8_len(entry)
+    size = storable_size(entry, "entry")
     if size > limits.max_log_entry_bytes:
         raise LimitExceeded(
             f"Log entry too large: {size:,} bytes (UTF-8) exceeds the {limits.max_log_entry_bytes:,}-byte limit "

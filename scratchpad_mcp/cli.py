@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import sys
@@ -14,6 +15,7 @@ from scratchpad_adapters import open_store
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
 from scratchpad_core.errors import ScratchpadError
 
+from . import admin
 from .calls import CallRunner, TrustedCaller
 from .logs import CallLogger, configure_logging
 from .server import build_server
@@ -54,8 +56,12 @@ def parser() -> argparse.ArgumentParser:
         description="Versioned, token-efficient storage for AI agents over MCP. With no command: serve "
         "(stdio, or streamable HTTP with MCP_TRANSPORT=http). Settings come from SCRATCHPAD_* variables.",
     )
+    root.add_argument(
+        "--database", metavar="URL", help="SQLAlchemy URL; overrides SCRATCHPAD_DATABASE_URL and SCRATCHPAD_DB_PATH"
+    )
     commands = root.add_subparsers(dest="command")
     commands.add_parser("serve", help="serve MCP (the default)")
+    admin.add_commands(commands)
     return root
 
 
@@ -66,16 +72,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         print(f"scratchpad-mcp: invalid setting: {error}", file=sys.stderr)
         return 2
+    if args.database:
+        settings = dataclasses.replace(settings, database_url=args.database, database_is_default=False)
     configure_logging(settings.log_level, settings.log_format)
     try:
         if args.command in (None, "serve"):
             return serve(settings)
+        return admin.run(args, settings.database_url)
     except (ScratchpadError, SettingsError) as error:
         print(f"scratchpad-mcp: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
-    return 0
 
 
 def entry_point() -> None:

@@ -36,7 +36,7 @@ def configure_logging(level: str, fmt: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    for noisy in ("httpx", "httpx2", "mcp", "uvicorn.access"):
+    for noisy in ("httpx", "httpx2", "mcp", "uvicorn.access", "alembic"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, root.level))
 
 

@@ -21,29 +21,37 @@ from sqlalchemy.sql.dml import Insert
 
 from scratchpad_core.errors import StorageBusy, StorageUnavailable
 
-SQLITE_BUSY_TIMEOUT_MS = 30_000
+LOCK_TIMEOUT_MS = 10_000  # how long one statement waits for a lock before the call is retried
 MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
 _PG_BUSY_STATES = {"40001", "40P01", "55P03"}  # serialization failure, deadlock, lock not available
 _PG_GONE_CLASSES = ("08", "57P01", "57P02", "57P03")  # connection exceptions, admin/crash shutdown
+_SNAPSHOT_OPTION = "scratchpad_snapshot"
 _GONE_WORDS = ("connection", "server closed", "could not connect", "terminating")
 
 
-def make_engine(url: str | URL, **options: Any) -> Engine:
-    """An engine set up for scratchpad's transactions on this backend."""
+def make_engine(url: str | URL, *, lock_timeout_ms: int = LOCK_TIMEOUT_MS, **options: Any) -> Engine:
+    """An engine set up for scratchpad's transactions on this backend.
+
+    lock_timeout_ms bounds each wait for a lock (SQLite's busy timeout, Postgres's lock_timeout);
+    a call that waits longer fails as StorageBusy and is retried.
+    """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(parsed, **options)
+        return _sqlite_engine(parsed, lock_timeout_ms, **options)
     if parsed.get_backend_name() == "postgresql":
         if parsed.drivername == "postgresql":
             parsed = parsed.set(drivername="postgresql+psycopg")
         options.setdefault("pool_pre_ping", True)
         options.setdefault("pool_size", 10)
         options.setdefault("max_overflow", 10)
-        return create_engine(parsed, **options)
+        connect_args = dict(options.pop("connect_args", {}))
+        connect_args.setdefault("options", f"-c lock_timeout={lock_timeout_ms}")
+        connect_args.setdefault("connect_timeout", 5)
+        return create_engine(parsed, connect_args=connect_args, **options)
     return create_engine(parsed, **options)
 
 
-def _sqlite_engine(url: URL, **options: Any) -> Engine:
+def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
     database = url.database or ""
     in_memory = database in ("", ":memory:") or "mode=memory" in str(url)
     if in_memory:
@@ -53,7 +61,7 @@ def _sqlite_engine(url: URL, **options: Any) -> Engine:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     connect_args = dict(options.pop("connect_args", {}))
     connect_args.setdefault("check_same_thread", False)
-    connect_args.setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
+    connect_args.setdefault("timeout", lock_timeout_ms / 1000)
     engine = create_engine(url, connect_args=connect_args, **options)
 
     @event.listens_for(engine, "connect")
@@ -64,15 +72,24 @@ def _sqlite_engine(url: URL, **options: Any) -> Engine:
             cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
         # Take the write lock up front: a deferred transaction that later writes fails busy instead of waiting.
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # A snapshot read (export) begins deferred and so never blocks writers.
+        deferred = connection.get_execution_options().get(_SNAPSHOT_OPTION)
+        connection.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
 
     return engine
+
+
+def snapshot(connection: Connection) -> Connection:
+    """Make the connection's next transaction a consistent, read-only snapshot that does not block writers."""
+    if connection.dialect.name == "postgresql":
+        return connection.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+    return connection.execution_options(**{_SNAPSHOT_OPTION: True})
 
 
 def insert_ignore(connection: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]) -> Insert:

@@ -6,6 +6,7 @@ checkout they are the top-level alembic/ directory.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +18,8 @@ from sqlalchemy import Engine
 from alembic import command
 
 from .dialect import lock_for_migration
+
+log = logging.getLogger("scratchpad.migrate")
 
 
 def migrations_dir() -> Path:
@@ -43,7 +46,12 @@ def current_revision(engine: Engine) -> str | None:
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the database to `revision`; concurrent callers wait for each other and apply nothing twice."""
+    before = current_revision(engine)
     _run(engine, lambda config: command.upgrade(config, revision))
+    after = current_revision(engine)
+    if after != before:
+        log.info("migrated the database from %s to %s", before or "empty", after,
+                 extra={"event": "migration", "from_revision": before, "to_revision": after})  # fmt: skip
 
 
 def downgrade(engine: Engine, revision: str) -> None:

@@ -1,0 +1,156 @@
+"""Shared by the benchmarks: realistic test content, request/reply sizes, percentiles, Markdown tables."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+WORDS = [
+    "agent",
+    "plan",
+    "note",
+    "task",
+    "step",
+    "result",
+    "check",
+    "review",
+    "update",
+    "draft",
+    "idea",
+    "issue",
+    "fix",
+    "test",
+    "build",
+    "deploy",
+    "data",
+    "model",
+    "query",
+    "cache",
+    "index",
+    "token",
+    "budget",
+    "context",
+    "summary",
+    "version",
+    "diff",
+    "file",
+    "log",
+    "entry",
+    "path",
+    "prefix",
+    "search",
+    "limit",
+    "quota",
+    "user",
+    "request",
+    "reply",
+    "error",
+    "retry",
+    "timeout",
+    "config",
+    "server",
+    "client",
+    "session",
+    "store",
+    "write",
+    "read",
+    "edit",
+    "insert",
+    "schema",
+    "table",
+    "column",
+    "migration",
+    "backup",
+    "restore",
+    "metric",
+    "latency",
+    "throughput",
+    "memory",
+    "disk",
+    "network",
+]
+
+
+def note_line(rng: random.Random, number: int) -> str:
+    """One markdown-ish line of 40-60 characters; the line number keeps every line unique."""
+    kind = number % 25
+    if kind == 0:
+        head = f"## Section {number // 25 + 1}: "
+    elif kind in (1, 13):
+        head = ""
+    elif kind % 4 == 0:
+        head = f"- [ ] item {number}: "
+    else:
+        head = f"- {number}. "
+    tail = f" (ref {number})." if kind in (1, 13) else ""
+    target = rng.randint(40, 60) - len(tail)
+    words: list[str] = []
+    line = head
+    while len(line) < target:
+        candidate = head + " ".join([*words, rng.choice(WORDS)])
+        if len(candidate) > 60 - len(tail):
+            break
+        words.append(candidate.rsplit(" ", 1)[-1])
+        line = candidate
+    return line + tail
+
+
+def markdown_lines(count: int = 1000, seed: int = 7) -> list[str]:
+    rng = random.Random(seed)
+    lines = [f"# Working notes ({count} lines)"]
+    lines += [note_line(rng, n) for n in range(1, count)]
+    return lines
+
+
+def markdown_file(count: int = 1000, seed: int = 7) -> str:
+    """A realistic notes file: `count` lines of ~40-60 characters, ending with a newline."""
+    return "\n".join(markdown_lines(count, seed)) + "\n"
+
+
+def request_bytes(arguments: dict[str, Any]) -> int:
+    """What the tool call's arguments cost on the wire, as compact JSON."""
+    return len(json.dumps(arguments, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def reply_text(result: Any) -> str:
+    """The text content of a tool result: what the model reads."""
+    return str(result.content[0].text)
+
+
+def reply_bytes(result: Any) -> int:
+    return len(reply_text(result).encode())
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Nearest-rank percentile (q in 0..100); nan for no values."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = max(1, math.ceil(q / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def fmt(cells: Sequence[str]) -> str:
+        out = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "| " + " | ".join(out) + " |"
+
+    rule = "|" + "|".join(("-" * (w + 1) + ":") if i in right else ("-" * (w + 2)) for i, w in enumerate(widths)) + "|"
+    return "\n".join([fmt(headers), rule, *(fmt(r) for r in rows)])
+
+
+def server_command() -> list[str]:
+    """The scratchpad-mcp console script next to this interpreter, else `python -m scratchpad_mcp`."""
+    script = Path(sys.executable).parent / "scratchpad-mcp"
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("scratchpad-mcp")
+    return [found] if found else [sys.executable, "-m", "scratchpad_mcp"]

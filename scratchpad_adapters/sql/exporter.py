@@ -1,0 +1,135 @@
+"""Export: every agent's files (all retained versions), summaries and logs (all entries) as JSON lines.
+
+The export is deterministic (agents, paths, versions and entries in order; no timestamp of its own),
+so moving SQLite -> Postgres -> SQLite exports byte-identical. Lines, for each agent in order:
+
+    {"type": "agent", "agent_id", "operations", "bytes_saved"}
+    {"type": "file", "path", "current_version", "created_at", "updated_at"}
+    {"type": "version", "path", "version", "content", "created_at"}         every retained version
+    {"type": "summary", "path", "version", "summary", "model", "created_at"}
+    {"type": "log", "path", "last_entry_id", "created_at", "updated_at"}
+    {"type": "entry", "path", "id", "entry", "created_at"}                   every entry, in id order
+
+framed by {"type": "header", "format": "scratchpad-export", "version": 1} and {"type": "end", "counts": {...}}.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from sqlalchemy import Connection, Engine, select, union
+
+from .dialect import snapshot
+from .tables import agents, file_versions, files, log_entries, logs, summaries
+
+FORMAT = "scratchpad-export"
+FORMAT_VERSION = 1
+BATCH = 500
+PLURAL = {
+    "agent": "agents",
+    "file": "files",
+    "version": "versions",
+    "summary": "summaries",
+    "log": "logs",
+    "entry": "entries",
+}
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class Counts:
+    agents: int = 0
+    files: int = 0
+    versions: int = 0
+    summaries: int = 0
+    logs: int = 0
+    entries: int = 0
+
+    def add(self, kind: str) -> None:
+        name = PLURAL[kind]
+        setattr(self, name, getattr(self, name) + 1)
+
+    def describe(self) -> str:
+        return ", ".join(f"{value:,} {name}" for name, value in vars(self).items())
+
+
+class Ticker:
+    """Progress reports at most once a second, and once at the end."""
+
+    def __init__(self, progress: Progress | None, verb: str, counts: Counts) -> None:
+        self._progress, self._verb, self._counts = progress, verb, counts
+        self._next = time.monotonic() + 1.0
+
+    def tick(self) -> None:
+        if self._progress is not None and time.monotonic() >= self._next:
+            self._next = time.monotonic() + 1.0
+            self._progress(f"{self._verb} {self._counts.describe()} ...")
+
+    def done(self) -> None:
+        if self._progress is not None:
+            self._progress(f"{self._verb} {self._counts.describe()}: done")
+
+
+def export(engine: Engine, out: IO[str], agent: str | None = None, progress: Progress | None = None) -> Counts:
+    """Write every agent's data (or one agent's) to `out`, in one consistent read."""
+    counts = Counts()
+    ticker = Ticker(progress, "exported", counts)
+    with engine.connect() as connection, snapshot(connection).begin():
+        out.write(_line({"type": "header", "format": FORMAT, "version": FORMAT_VERSION}))
+        for agent_id in _agent_ids(connection, agent):
+            for record in _agent_records(connection, agent_id):
+                counts.add(record["type"])
+                out.write(_line(record))
+                ticker.tick()
+        out.write(_line({"type": "end", "counts": vars(counts)}))
+    ticker.done()
+    return counts
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def _agent_ids(connection: Connection, only: str | None) -> list[str]:
+    ids = union(select(agents.c.agent_id), select(files.c.agent_id), select(logs.c.agent_id)).subquery()
+    query = select(ids.c.agent_id).order_by(ids.c.agent_id)
+    if only is not None:
+        query = query.where(ids.c.agent_id == only)
+    return list(connection.execute(query).scalars())
+
+
+def _agent_records(connection: Connection, agent_id: str) -> Iterator[dict[str, Any]]:
+    counters = connection.execute(select(agents).where(agents.c.agent_id == agent_id)).first()
+    yield {
+        "type": "agent",
+        "agent_id": agent_id,
+        "operations": counters.operations if counters else 0,
+        "bytes_saved": counters.bytes_saved if counters else 0,
+    }
+    file_query = select(files).where(files.c.agent_id == agent_id, files.c.current_version > 0).order_by(files.c.path)
+    for f in connection.execute(file_query).all():
+        yield _record("file", f, path=f.path, current_version=f.current_version)
+        versions = select(file_versions).where(file_versions.c.file_id == f.id).order_by(file_versions.c.version)
+        for v in connection.execute(versions.execution_options(yield_per=BATCH)):
+            yield _record("version", v, path=f.path, version=v.version, content=v.content)
+        s = connection.execute(select(summaries).where(summaries.c.file_id == f.id)).first()
+        if s is not None:
+            yield _record("summary", s, path=f.path, version=s.version, summary=s.summary, model=s.model)
+    log_query = select(logs).where(logs.c.agent_id == agent_id).order_by(logs.c.path)
+    for g in connection.execute(log_query).all():
+        yield _record("log", g, path=g.path, last_entry_id=g.last_entry_id)
+        entries = select(log_entries).where(log_entries.c.log_id == g.id).order_by(log_entries.c.entry_id)
+        for e in connection.execute(entries.execution_options(yield_per=BATCH)):
+            yield _record("entry", e, path=g.path, id=e.entry_id, entry=e.entry)
+
+
+def _record(kind: str, row: Any, **fields: Any) -> dict[str, Any]:
+    record = {"type": kind, **fields, "created_at": row.created_at}
+    if "updated_at" in row._fields:
+        record["updated_at"] = row.updated_at
+    return record

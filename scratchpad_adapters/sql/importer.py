@@ -1,0 +1,180 @@
+"""Import an export (see exporter.py) in one transaction: all of it, or nothing.
+
+Version numbers, entry ids, timestamps and usage counters are kept; sizes, line counts and
+hashes are recomputed from the content. An agent that already has data here is refused
+unless `replace` is set, in which case its data is deleted first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+
+from scratchpad_core.errors import InvalidInput
+from scratchpad_core.limits import utf8_len
+from scratchpad_core.model import sha256_hex
+from scratchpad_core.text import count_lines
+
+from .exporter import BATCH, FORMAT, FORMAT_VERSION, PLURAL, Counts, Progress, Ticker
+from .tables import agents, file_versions, files, log_entries, logs, summaries
+
+
+class _AgentLoader:
+    """Loads one agent's records on the import's connection."""
+
+    def __init__(self, connection: Connection, record: dict[str, Any], replace: bool) -> None:
+        self.c = connection
+        self.agent_id: str = record["agent_id"]
+        if _has_data(connection, self.agent_id):
+            if not replace:
+                raise InvalidInput(
+                    f"Import refused: agent {self.agent_id!r} already has data in this database. "
+                    "Nothing was imported; pass --replace to overwrite that agent's data."
+                )
+            _delete_agent(connection, self.agent_id)
+        self.counters = {"operations": record.get("operations", 0), "bytes_saved": record.get("bytes_saved", 0)}
+        self.totals = {"files": 0, "logs": 0, "log_entries": 0, "bytes": 0}
+        self.file_ids: dict[str, int] = {}
+        self.log_ids: dict[str, int] = {}
+        self.versions: list[dict[str, Any]] = []
+        self.entries: list[dict[str, Any]] = []
+
+    def add(self, kind: str, r: dict[str, Any]) -> None:
+        path = r["path"]
+        if kind == "file":
+            head = {"current_version": r["current_version"], "bytes": 0, "sha256": ""}
+            self.file_ids[path] = self._insert_head(files, path, r, head)
+            self.totals["files"] += 1
+        elif kind == "version":
+            content, size = r["content"], utf8_len(r["content"])
+            self.versions.append({
+                "file_id": self._id(self.file_ids, path), "version": r["version"], "content": content, "bytes": size,
+                "lines": count_lines(content), "sha256": sha256_hex(content), "created_at": r["created_at"],
+            })  # fmt: skip
+            self.totals["bytes"] += size
+        elif kind == "summary":
+            values = {k: r[k] for k in ("version", "summary", "model", "created_at")}
+            self.c.execute(insert(summaries).values(file_id=self._id(self.file_ids, path), **values))
+        elif kind == "log":
+            head = {"last_entry_id": r["last_entry_id"], "entries": 0, "bytes": 0}
+            self.log_ids[path] = self._insert_head(logs, path, r, head)
+            self.totals["logs"] += 1
+        elif kind == "entry":
+            size = utf8_len(r["entry"])
+            self.entries.append({
+                "log_id": self._id(self.log_ids, path), "entry_id": r["id"], "entry": r["entry"], "bytes": size,
+                "created_at": r["created_at"],
+            })  # fmt: skip
+            self.totals["log_entries"] += 1
+            self.totals["bytes"] += size
+        self._flush(BATCH)
+
+    def finish(self) -> None:
+        self._flush(1)
+        c = file_versions.c
+        for path, file_id in self.file_ids.items():
+            head = self.c.execute(
+                select(c.bytes, c.sha256)
+                .join(files, files.c.id == c.file_id)
+                .where(c.file_id == file_id, c.version == files.c.current_version)
+            ).first()
+            if head is None:
+                raise InvalidInput(f"Import: file {path!r} of agent {self.agent_id!r} lacks its current version.")
+            self.c.execute(update(files).where(files.c.id == file_id).values(bytes=head.bytes, sha256=head.sha256))
+        e = log_entries.c
+        for log_id in self.log_ids.values():
+            count, size = self.c.execute(
+                select(func.count(), func.coalesce(func.sum(e.bytes), 0)).where(e.log_id == log_id)
+            ).one()
+            self.c.execute(update(logs).where(logs.c.id == log_id).values(entries=count, bytes=size))
+        self.c.execute(insert(agents).values(agent_id=self.agent_id, **self.counters, **self.totals))
+
+    def _insert_head(self, table: Any, path: str, r: dict[str, Any], head: dict[str, Any]) -> int:
+        values = {"agent_id": self.agent_id, "path": path, "created_at": r["created_at"], "updated_at": r["updated_at"]}
+        new_id: int = self.c.execute(insert(table).values(**values, **head).returning(table.c.id)).scalar_one()
+        return new_id
+
+    def _id(self, ids: dict[str, int], path: str) -> int:
+        if path not in ids:
+            raise InvalidInput(f"Import: a record of agent {self.agent_id!r} refers to {path!r} before defining it.")
+        return ids[path]
+
+    def _flush(self, threshold: int) -> None:
+        for rows, table in ((self.versions, file_versions), (self.entries, log_entries)):
+            if len(rows) >= threshold:
+                self.c.execute(insert(table), rows)
+                rows.clear()
+
+
+def import_(engine: Engine, lines: Iterable[str], *, replace: bool = False, progress: Progress | None = None) -> Counts:
+    """Load an export into the database in one transaction; raises InvalidInput (nothing loaded) on bad input."""
+    counts = Counts()
+    ticker = Ticker(progress, "imported", counts)
+    with engine.begin() as connection:
+        loader: _AgentLoader | None = None
+        ended = False
+        for number, raw in enumerate(lines, 1):
+            record = _parse(raw, number)
+            kind = record["type"]
+            if number == 1:
+                _check_header(record)
+            elif kind == "end":
+                ended = True
+                break
+            elif kind == "agent":
+                if loader is not None:
+                    loader.finish()
+                loader = _AgentLoader(connection, record, replace)
+            elif kind in PLURAL and loader is not None:
+                loader.add(kind, record)
+            else:
+                raise InvalidInput(f"Import line {number}: unexpected record type {kind!r}.")
+            if kind in PLURAL:
+                counts.add(kind)
+                ticker.tick()
+        if not ended:
+            raise InvalidInput(
+                "Import refused: the input ends without its end record (truncated?). Nothing was imported."
+            )
+        if loader is not None:
+            loader.finish()
+    ticker.done()
+    return counts
+
+
+def _parse(raw: str, number: int) -> dict[str, Any]:
+    try:
+        record = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise InvalidInput(f"Import line {number} is not JSON ({error.msg}). Nothing was imported.") from None
+    if not isinstance(record, dict) or "type" not in record:
+        raise InvalidInput(f"Import line {number} is not an export record. Nothing was imported.")
+    return record
+
+
+def _check_header(record: dict[str, Any]) -> None:
+    if record.get("type") != "header" or record.get("format") != FORMAT:
+        raise InvalidInput(f"Import refused: the input is not a {FORMAT} file (its first line is not the header).")
+    if record.get("version") != FORMAT_VERSION:
+        raise InvalidInput(f"Import refused: export format version {record.get('version')!r} is not supported.")
+
+
+def _has_data(connection: Connection, agent_id: str) -> bool:
+    return any(
+        connection.execute(select(table.c.agent_id).where(table.c.agent_id == agent_id).limit(1)).first()
+        for table in (agents, files, logs)
+    )
+
+
+def _delete_agent(connection: Connection, agent_id: str) -> None:
+    file_ids = select(files.c.id).where(files.c.agent_id == agent_id)
+    log_ids = select(logs.c.id).where(logs.c.agent_id == agent_id)
+    connection.execute(delete(summaries).where(summaries.c.file_id.in_(file_ids)))
+    connection.execute(delete(file_versions).where(file_versions.c.file_id.in_(file_ids)))
+    connection.execute(delete(files).where(files.c.agent_id == agent_id))
+    connection.execute(delete(log_entries).where(log_entries.c.log_id.in_(log_ids)))
+    connection.execute(delete(logs).where(logs.c.agent_id == agent_id))
+    connection.execute(delete(agents).where(agents.c.agent_id == agent_id))

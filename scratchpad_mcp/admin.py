@@ -1,0 +1,90 @@
+"""Maintenance subcommands: migrations, export and import. Output on stdout, progress and errors on stderr."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import IO
+
+from sqlalchemy import Engine
+
+from scratchpad_adapters.sql import migrate
+from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.exporter import export
+from scratchpad_adapters.sql.importer import import_
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    db = commands.add_parser("db", help="database migrations")
+    db_commands = db.add_subparsers(dest="db_command", required=True)
+    db_commands.add_parser("upgrade", help="apply pending migrations (the server also does this at start)")
+    db_commands.add_parser("current", help="show the database's migration revision and whether it is at head")
+    down = db_commands.add_parser("downgrade", help="revert migrations (e.g. to 'base'); destroys data")
+    down.add_argument("revision")
+
+    out = commands.add_parser("export", help="write files, versions, logs and summaries as JSON lines")
+    out.add_argument("--agent", help="export only this agent")
+    out.add_argument("-o", "--output", help="write to this file instead of stdout")
+
+    load = commands.add_parser("import", help="load an export into this database (all or nothing)")
+    load.add_argument("input", nargs="?", default="-", help="export file, or - for stdin (default)")
+    load.add_argument("--replace", action="store_true", help="overwrite agents that already have data here")
+
+
+def progress(message: str) -> None:
+    print(f"scratchpad-mcp: {message}", file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def opened_engine(url: str) -> Iterator[Engine]:
+    engine = make_engine(url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def run(args: argparse.Namespace, url: str) -> int:
+    with opened_engine(url) as engine:
+        if args.command == "db":
+            return _db(args, engine)
+        migrate.upgrade(engine)
+        if args.command == "export":
+            with _output(args.output) as out:
+                export(engine, out, agent=args.agent, progress=progress)
+            return 0
+        with _input(args.input) as lines:
+            import_(engine, lines, replace=args.replace, progress=progress)
+        return 0
+
+
+def _db(args: argparse.Namespace, engine: Engine) -> int:
+    if args.db_command == "upgrade":
+        migrate.upgrade(engine)
+    elif args.db_command == "downgrade":
+        migrate.downgrade(engine, args.revision)
+    current, head = migrate.current_revision(engine), migrate.head_revision()
+    state = "at head" if current == head else f"behind head {head}; run `scratchpad-mcp db upgrade`"
+    print(f"{current or 'empty (no migrations applied)'} ({state})")
+    return 0
+
+
+@contextlib.contextmanager
+def _output(path: str | None) -> Iterator[IO[str]]:
+    if path is None:
+        yield sys.stdout
+        sys.stdout.flush()
+        return
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        yield handle
+
+
+@contextlib.contextmanager
+def _input(path: str) -> Iterator[IO[str]]:
+    if path == "-":
+        yield sys.stdin
+        return
+    with open(path, encoding="utf-8", newline="\n") as handle:
+        yield handle

@@ -1,0 +1,124 @@
+"""Several OS processes on one database, on both backends: versions, entry ids and quotas stay exact."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator
+from multiprocessing.managers import SyncManager
+from multiprocessing.pool import Pool
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from scratchpad_adapters import open_store
+from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.tables import agents, file_versions, files, log_entries, logs
+from tests.concurrency import workers
+
+WORKERS = 8
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[tuple[Pool, SyncManager]]:
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager, context.Pool(WORKERS + 1) as processes:
+        yield processes, manager
+
+
+def recount(url: str, agent_id: str) -> dict[str, int]:
+    """The agent's usage recounted from the stored rows, to compare with its counters."""
+    engine = make_engine(url)
+    with engine.connect() as c:
+        version_bytes = c.execute(
+            select(func.coalesce(func.sum(file_versions.c.bytes), 0))
+            .join(files, files.c.id == file_versions.c.file_id)
+            .where(files.c.agent_id == agent_id)
+        ).scalar_one()
+        entry_rows = (
+            select(func.count(), func.coalesce(func.sum(log_entries.c.bytes), 0))
+            .join(logs, logs.c.id == log_entries.c.log_id)
+            .where(logs.c.agent_id == agent_id)
+        )
+        entry_count, entry_bytes = c.execute(entry_rows).one()
+        counted = {
+            "files": c.execute(select(func.count()).where(files.c.agent_id == agent_id)).scalar_one(),
+            "logs": c.execute(select(func.count()).where(logs.c.agent_id == agent_id)).scalar_one(),
+            "log_entries": entry_count,
+            "bytes": version_bytes + entry_bytes,
+        }
+        row = c.execute(select(agents).where(agents.c.agent_id == agent_id)).one()
+    engine.dispose()
+    assert {name: getattr(row, name) for name in counted} == counted
+    return counted
+
+
+def test_concurrent_writers_get_every_version_once(database_url: str, pool: tuple[Pool, SyncManager]) -> None:
+    processes, manager = pool
+    open_store(database_url).close()
+    barrier = manager.Barrier(WORKERS)
+    acks = processes.starmap(workers.write_many, [(database_url, barrier, w, 100) for w in range(WORKERS)])
+
+    every = sorted(version for worker in acks for version in worker)
+    assert every == list(range(1, 801))
+    for worker in acks:
+        assert worker == sorted(worker)  # each writer saw its own versions increase
+    with open_store(database_url, upgrade=False) as pad:
+        retained = [v.version for v in pad.list_versions("shared", "race.md").versions]
+        assert retained == list(range(791, 801))
+        head = pad.read_file("shared", "race.md")
+        assert head.current_version == 800
+    recount(database_url, "shared")
+
+
+def test_concurrent_appenders_commit_ids_in_order(database_url: str, pool: tuple[Pool, SyncManager]) -> None:
+    processes, manager = pool
+    open_store(database_url).close()
+    per_worker = 50
+    total = (WORKERS - 1) * per_worker
+    barrier = manager.Barrier(WORKERS)
+    follower = processes.apply_async(workers.follow_log, (database_url, barrier, total))
+    acks = processes.starmap(workers.append_many, [(database_url, barrier, w, per_worker) for w in range(WORKERS - 1)])
+
+    ids = [entry_id for worker in acks for entry_id, _ in worker]
+    assert sorted(ids) == list(range(1, total + 1))
+    for worker in acks:
+        assert [i for i, _ in worker] == sorted(i for i, _ in worker)
+    assert follower.get(timeout=120) == list(range(1, total + 1))  # a cursor reader missed nothing
+    with open_store(database_url, upgrade=False) as pad:
+        stored = {e.id: e.entry for page in _pages(pad) for e in page}
+    assert stored == {entry_id: text for worker in acks for entry_id, text in worker}
+    recount(database_url, "shared")
+
+
+def _pages(pad: Any) -> Iterator[list[Any]]:
+    cursor, more = 0, True
+    while more:
+        page = pad.read_log("shared", "events", cursor)
+        yield page.entries
+        cursor, more = page.last_entry_id, page.has_more
+
+
+@pytest.mark.parametrize(
+    ("kind", "limits", "allowed", "counter"),
+    [
+        ("files", {"quota_files": 13}, 13, "files"),
+        ("entries", {"quota_log_entries": 17}, 17, "log_entries"),
+        ("bytes", {"quota_bytes": 1900}, 19, "bytes"),
+    ],
+)
+def test_racing_for_the_last_quota_units_never_exceeds_it(
+    database_url: str, pool: tuple[Pool, SyncManager], kind: str, limits: dict[str, int], allowed: int, counter: str
+) -> None:
+    processes, manager = pool
+    open_store(database_url).close()
+    barrier = manager.Barrier(WORKERS)
+    results = processes.starmap(workers.race_quota, [(database_url, barrier, w, kind, limits) for w in range(WORKERS)])
+
+    accepted = sum(a for a, _ in results)
+    assert accepted == allowed
+    assert sum(r for _, r in results) == WORKERS * 10 - allowed
+    counted = recount(database_url, "quota")
+    expected = allowed * 100 if counter == "bytes" else allowed
+    assert counted[counter] == expected

@@ -1,0 +1,133 @@
+"""Recount an agent's rows with plain SQL through an engine of its own, to check the store's counters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, func, select
+from sqlalchemy.pool import NullPool
+
+from scratchpad_adapters.sql.tables import agents, file_versions, files, log_entries, logs, summaries
+from scratchpad_core.results import UsageStats
+from scratchpad_core.service import Scratchpad
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What the agent stores, as counted from the rows."""
+
+    files: int
+    bytes: int
+    logs: int
+    log_entries: int
+
+
+Snapshot = dict[str, list[tuple[Any, ...]]]
+
+
+class Recounter:
+    """Reads the database directly (never through the store) on a separate engine."""
+
+    def __init__(self, url: str) -> None:
+        self.engine: Engine = create_engine(url, poolclass=NullPool)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def counts(self, agent_id: str) -> Counts:
+        with self.engine.connect() as c:
+            file_count = c.execute(
+                select(func.count()).select_from(files).where(files.c.agent_id == agent_id)
+            ).scalar_one()
+            version_bytes = c.execute(
+                select(func.coalesce(func.sum(file_versions.c.bytes), 0))
+                .select_from(file_versions.join(files, file_versions.c.file_id == files.c.id))
+                .where(files.c.agent_id == agent_id)
+            ).scalar_one()
+            log_count = c.execute(
+                select(func.count()).select_from(logs).where(logs.c.agent_id == agent_id)
+            ).scalar_one()
+            entry_count, entry_bytes = c.execute(
+                select(func.count(), func.coalesce(func.sum(log_entries.c.bytes), 0))
+                .select_from(log_entries.join(logs, log_entries.c.log_id == logs.c.id))
+                .where(logs.c.agent_id == agent_id)
+            ).one()
+        return Counts(int(file_count), int(version_bytes) + int(entry_bytes), int(log_count), int(entry_count))
+
+    def snapshot(self, agent_id: str) -> Snapshot:
+        """Every row that belongs to the agent, counters included, in a stable order."""
+        f, v, g, e, s, a = files.c, file_versions.c, logs.c, log_entries.c, summaries.c, agents.c
+        with self.engine.connect() as c:
+            return {
+                "agents": [tuple(r) for r in c.execute(select(agents).where(a.agent_id == agent_id))],
+                "files": [
+                    tuple(r)
+                    for r in c.execute(
+                        select(f.path, f.current_version, f.bytes, f.sha256, f.created_at, f.updated_at)
+                        .where(f.agent_id == agent_id)
+                        .order_by(f.path)
+                    )
+                ],
+                "file_versions": [
+                    tuple(r)
+                    for r in c.execute(
+                        select(f.path, v.version, v.content, v.bytes, v.lines, v.sha256, v.created_at)
+                        .select_from(file_versions.join(files, v.file_id == f.id))
+                        .where(f.agent_id == agent_id)
+                        .order_by(f.path, v.version)
+                    )
+                ],
+                "logs": [
+                    tuple(r)
+                    for r in c.execute(
+                        select(g.path, g.last_entry_id, g.entries, g.bytes, g.created_at, g.updated_at)
+                        .where(g.agent_id == agent_id)
+                        .order_by(g.path)
+                    )
+                ],
+                "log_entries": [
+                    tuple(r)
+                    for r in c.execute(
+                        select(g.path, e.entry_id, e.entry, e.bytes, e.created_at)
+                        .select_from(log_entries.join(logs, e.log_id == g.id))
+                        .where(g.agent_id == agent_id)
+                        .order_by(g.path, e.entry_id)
+                    )
+                ],
+                "summaries": self._summaries(c, agent_id),
+            }
+
+    def summaries(self, agent_id: str) -> list[tuple[Any, ...]]:
+        """(path, version, summary) of the agent's cached summaries."""
+        with self.engine.connect() as c:
+            return self._summaries(c, agent_id)
+
+    def versions(self, agent_id: str, path: str) -> list[int]:
+        """The version numbers stored for a file."""
+        with self.engine.connect() as c:
+            rows = c.execute(
+                select(file_versions.c.version)
+                .select_from(file_versions.join(files, file_versions.c.file_id == files.c.id))
+                .where(files.c.agent_id == agent_id, files.c.path == path)
+                .order_by(file_versions.c.version)
+            )
+            return [int(r[0]) for r in rows]
+
+    @staticmethod
+    def _summaries(c: Any, agent_id: str) -> list[tuple[Any, ...]]:
+        f, s = files.c, summaries.c
+        rows = c.execute(
+            select(f.path, s.version, s.summary)
+            .select_from(summaries.join(files, s.file_id == f.id))
+            .where(f.agent_id == agent_id)
+            .order_by(f.path)
+        )
+        return [tuple(r) for r in rows]
+
+    def check(self, store: Scratchpad, agent_id: str) -> UsageStats:
+        """Assert that get_usage_stats agrees with the rows; returns the stats."""
+        stats = store.get_usage_stats(agent_id)
+        reported = Counts(stats.file_count, stats.total_bytes, stats.logs, stats.log_count)
+        assert reported == self.counts(agent_id)
+        return stats

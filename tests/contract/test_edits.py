@@ -1,0 +1,192 @@
+"""edit_file and insert_lines: new versions, numbered snippets, failures that change nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from scratchpad_core.errors import EditMismatch, InvalidInput, NotFound, QuotaExceeded, VersionConflict
+from scratchpad_core.limits import Limits
+from scratchpad_core.results import EditResult
+from scratchpad_core.service import Scratchpad
+from tests.conftest import StoreFactory
+from tests.contract.recount import Recounter
+
+A = "agent-a"
+FIVE = "l1\nl2\nl3\nl4\nl5\n"
+MANY = "".join(f"line{i}\n" for i in range(1, 201))
+
+
+def test_edit_returns_the_new_version_and_a_numbered_snippet(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", FIVE)
+
+    result = store.edit_file(A, "f.txt", "l3", "L3")
+
+    assert result == EditResult("f.txt", 2, len(FIVE), "2\tl2\n3\tL3\n4\tl4")
+    assert store.read_file(A, "f.txt").content == "l1\nl2\nL3\nl4\nl5\n"
+
+
+def test_edit_snippet_is_never_the_whole_file(store: Scratchpad) -> None:
+    store.write_file(A, "big.txt", MANY)
+
+    result = store.edit_file(A, "big.txt", "line100\n", "EDITED\nTWICE\n")
+
+    assert result.snippet == "99\tline99\n100\tEDITED\n101\tTWICE\n102\tline101"
+    assert result.version == 2
+    assert result.bytes_written == len(MANY) - len("line100\n") + len("EDITED\nTWICE\n")
+
+
+def test_edit_that_deletes_text(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", FIVE)
+    result = store.edit_file(A, "f.txt", "l3\n", "")
+    assert store.read_file(A, "f.txt").content == "l1\nl2\nl4\nl5\n"
+    assert (result.version, result.bytes_written) == (2, len(FIVE) - 3)
+    assert "l3" not in result.snippet
+
+
+def test_replace_all(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "cat\ndog\ncat\ncat\n")
+    result = store.edit_file(A, "f.txt", "cat", "cow", replace_all=True)
+    assert (result.version, result.replacements) == (2, 3)
+    assert store.read_file(A, "f.txt").content == "cow\ndog\ncow\ncow\n"
+
+
+def test_edit_keeps_crlf_and_unicode(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "héllo\r\nwörld\r\n")
+    result = store.edit_file(A, "f.txt", "wörld", "wørld 😀")
+    assert store.read_file(A, "f.txt").content == "héllo\r\nwørld 😀\r\n"
+    assert result.bytes_written == len("héllo\r\nwørld 😀\r\n".encode())
+    assert result.snippet == "1\théllo\n2\twørld 😀"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "error"),
+    [
+        ("absent", "x", EditMismatch),
+        ("l", "L", EditMismatch),  # ambiguous without replace_all
+        ("L3", "x", EditMismatch),  # case differs
+        ("", "x", InvalidInput),
+        ("l3", "l3", InvalidInput),
+    ],
+)
+def test_a_failing_edit_changes_nothing(
+    store: Scratchpad, recount: Recounter, old: str, new: str, error: type[Exception]
+) -> None:
+    store.write_file(A, "f.txt", FIVE)
+    before = recount.snapshot(A)
+    with pytest.raises(error):
+        store.edit_file(A, "f.txt", old, new)
+    assert recount.snapshot(A) == before
+
+
+def test_editing_a_missing_file_is_not_found(store: Scratchpad, recount: Recounter) -> None:
+    with pytest.raises(NotFound):
+        store.edit_file(A, "nope.txt", "a", "b")
+    with pytest.raises(NotFound):
+        store.insert_lines(A, "nope.txt", 0, "a")
+    assert recount.snapshot(A)["files"] == []
+
+
+def test_edit_with_expected_version(store: Scratchpad, recount: Recounter) -> None:
+    store.write_file(A, "f.txt", FIVE)
+    store.edit_file(A, "f.txt", "l1", "L1")
+    before = recount.snapshot(A)
+
+    with pytest.raises(VersionConflict) as caught:
+        store.edit_file(A, "f.txt", "l2", "L2", expected_version=1)
+
+    assert "current version is 2" in str(caught.value)
+    assert recount.snapshot(A) == before
+    assert store.edit_file(A, "f.txt", "l2", "L2", expected_version=2).version == 3
+
+
+def test_insert_with_expected_version(store: Scratchpad, recount: Recounter) -> None:
+    store.write_file(A, "f.txt", FIVE)
+    store.write_file(A, "f.txt", FIVE + "l6\n")
+    before = recount.snapshot(A)
+
+    with pytest.raises(VersionConflict) as caught:
+        store.insert_lines(A, "f.txt", 0, "top", expected_version=1)
+
+    assert "current version is 2" in str(caught.value)
+    assert recount.snapshot(A) == before
+    assert store.insert_lines(A, "f.txt", 0, "top", expected_version=2).version == 3
+
+
+# --- insert_lines ------------------------------------------------------------------
+
+
+def test_insert_after_a_line(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "a\nb\nc\n")
+    result = store.insert_lines(A, "f.txt", 2, "X\nY")
+    assert result == EditResult("f.txt", 2, len("a\nb\nX\nY\nc\n"), "2\tb\n3\tX\n4\tY\n5\tc")
+    assert store.read_file(A, "f.txt").content == "a\nb\nX\nY\nc\n"
+
+
+def test_insert_at_the_top_and_at_the_end(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "a\nb\n")
+    top = store.insert_lines(A, "f.txt", 0, "first\n")
+    assert (top.version, top.snippet) == (2, "1\tfirst\n2\ta")
+    end = store.insert_lines(A, "f.txt", -1, "last")
+    assert (end.version, end.snippet) == (3, "3\tb\n4\tlast")
+    assert store.read_file(A, "f.txt").content == "first\na\nb\nlast\n"
+
+
+def test_insert_at_the_end_of_a_file_without_final_newline(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "a\nb")
+    store.insert_lines(A, "f.txt", -1, "c")
+    assert store.read_file(A, "f.txt").content == "a\nb\nc\n"
+
+
+def test_insert_into_an_empty_file(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "")
+    result = store.insert_lines(A, "f.txt", 0, "only")
+    assert result == EditResult("f.txt", 2, 5, "1\tonly")
+
+
+def test_insert_into_a_crlf_file_uses_crlf(store: Scratchpad) -> None:
+    store.write_file(A, "win.txt", "a\r\nb\r\n")
+    store.insert_lines(A, "win.txt", 1, "x\ny")
+    assert store.read_file(A, "win.txt").content == "a\r\nx\r\ny\r\nb\r\n"
+
+
+def test_insert_snippet_is_never_the_whole_file(store: Scratchpad) -> None:
+    store.write_file(A, "big.txt", MANY)
+    result = store.insert_lines(A, "big.txt", 150, "new")
+    assert result.snippet == "150\tline150\n151\tnew\n152\tline151"
+
+
+@pytest.mark.parametrize(("line", "text"), [(6, "x"), (-2, "x"), (0, "")])
+def test_a_failing_insert_changes_nothing(store: Scratchpad, recount: Recounter, line: int, text: str) -> None:
+    store.write_file(A, "f.txt", FIVE)
+    before = recount.snapshot(A)
+    with pytest.raises(InvalidInput):
+        store.insert_lines(A, "f.txt", line, text)
+    assert recount.snapshot(A) == before
+
+
+# --- edits and quotas ------------------------------------------------------------------
+
+
+def test_edits_count_towards_the_byte_quota(make_store: StoreFactory, recount: Recounter) -> None:
+    store = make_store(limits=Limits(quota_files=3, quota_bytes=100, quota_log_entries=5, max_versions=3))
+    store.write_file(A, "f.txt", "a" * 40)  # 40 bytes stored
+    before = recount.snapshot(A)
+
+    with pytest.raises(QuotaExceeded):
+        store.edit_file(A, "f.txt", "a" * 40, "b" * 61)  # would store 40 + 61
+    with pytest.raises(QuotaExceeded):
+        store.insert_lines(A, "f.txt", -1, "c" * 20)  # would store 40 + 62
+    assert recount.snapshot(A) == before
+    assert recount.check(store, A).total_bytes == 40
+
+    assert store.edit_file(A, "f.txt", "a" * 40, "b" * 60).version == 2
+    assert recount.check(store, A).total_bytes == 100
+
+
+def test_edits_update_the_counters(store: Scratchpad, recount: Recounter) -> None:
+    store.write_file(A, "f.txt", FIVE)
+    store.edit_file(A, "f.txt", "l1", "line one")
+    store.insert_lines(A, "f.txt", 5, "l6")
+    stats = recount.check(store, A)
+    assert stats.total_bytes == len(FIVE) + (len(FIVE) + 6) + (len(FIVE) + 6 + 3)
+    assert stats.file_count == 1

@@ -1,0 +1,55 @@
+"""MCP-layer fixtures: a SQLite store per test, the server built on it, and an in-process client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
+
+from scratchpad_adapters import open_store
+from scratchpad_core.limits import Limits
+from scratchpad_core.service import Scratchpad
+from scratchpad_mcp.calls import CallRunner, TrustedCaller
+from scratchpad_mcp.server import build_server
+from tests.conftest import FakeSummarizer
+
+PadFactory = Callable[..., Scratchpad]
+
+
+@pytest.fixture
+def make_pad(tmp_path: Path) -> Iterator[PadFactory]:
+    """Open SQLite stores in tmp_path (a new file per call); all are closed after the test."""
+    opened: list[Scratchpad] = []
+
+    def factory(limits: Limits | None = None, summarizer: Any = None, name: str = "x.db") -> Scratchpad:
+        pad = open_store(f"sqlite:///{tmp_path}/{name}", limits=limits, summarizer=summarizer or FakeSummarizer())
+        opened.append(pad)
+        return pad
+
+    yield factory
+    for pad in opened:
+        pad.close()
+
+
+def serve(pad: Scratchpad) -> MCPServer:
+    return build_server(pad, CallRunner(TrustedCaller()))
+
+
+@pytest.fixture
+def pad(make_pad: PadFactory) -> Scratchpad:
+    return make_pad()
+
+
+@pytest.fixture
+def server(pad: Scratchpad) -> MCPServer:
+    return serve(pad)
+
+
+@pytest.fixture
+async def client(server: MCPServer) -> AsyncIterator[Client]:
+    async with Client(server) as connected:
+        yield connected
