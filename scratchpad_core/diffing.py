@@ -105,11 +105,9 @@ def apply_chunks(old: str, chunks: Sequence[Chunk | Mapping[str, Any]]) -> str:
     out: list[str] = []
     pos = 0
     for item in chunks:
-        chunk = item if isinstance(item, Chunk) else Chunk(**item)
-        if chunk.op not in ("equal", "skip", "remove", "add"):
-            raise InvalidInput(f"Diff does not apply: unknown op {chunk.op!r}.")
-        if chunk.op == "equal" and source[pos : pos + chunk.size] != list(chunk.lines or []):
-            raise InvalidInput(f"Diff does not apply: the equal lines at line {pos + 1} differ from the old text.")
+        chunk = item if isinstance(item, Chunk) else _chunk_from_json(item)
+        if chunk.op in ("equal", "remove") and source[pos : pos + chunk.size] != list(chunk.lines or []):
+            raise InvalidInput(f"Diff does not apply: the {chunk.op} lines at line {pos + 1} differ from the old text.")
         if chunk.op == "add":
             out.extend(chunk.lines or [])
         elif chunk.op != "remove":
@@ -118,6 +116,19 @@ def apply_chunks(old: str, chunks: Sequence[Chunk | Mapping[str, Any]]) -> str:
     if pos != len(source):
         raise InvalidInput(f"Diff does not apply: it covers {pos} of the old text's {len(source)} lines.")
     return "\n".join(out)
+
+
+def _chunk_from_json(item: Mapping[str, Any]) -> Chunk:
+    op, lines, count = item.get("op"), item.get("lines"), item.get("count")
+    if op == "skip":
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise InvalidInput("Diff does not apply: a skip chunk needs a count >= 0.")
+        return Chunk("skip", count=count)
+    if op not in ("equal", "remove", "add"):
+        raise InvalidInput(f"Diff does not apply: unknown op {op!r}; use equal, remove, add or skip.")
+    if not isinstance(lines, list) or not all(isinstance(line, str) for line in lines):
+        raise InvalidInput(f"Diff does not apply: a {op} chunk needs lines, a list of strings.")
+    return Chunk(op, lines)
 
 
 def unified_diff(old: str, new: str, context: int = 3, *, old_name: str = "a", new_name: str = "b") -> str:

@@ -25,7 +25,7 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not isinstance(value, int) or value < 1:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise InvalidInput(f"Invalid limit {name}={value!r}: it must be a positive integer.")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from ..errors import InvalidInput
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
@@ -63,8 +65,8 @@ class Search(UseCaseBase):
             return self._regex.compile(query, case_sensitive)
         if case_sensitive:
             return lambda line: _found(line.find(query))
-        folded = query.lower()
-        return lambda line: _found(line.lower().find(folded))
+        pattern = re.compile(re.escape(query), re.IGNORECASE)  # a literal: no backtracking to bound
+        return lambda line: None if (match := pattern.search(line)) is None else match.start()
 
 
 def _found(index: int) -> int | None:

@@ -25,7 +25,8 @@ def texts(draw: st.DrawFn) -> str:
     """Lines from a small pool (so texts share lines), ended by '\\n' or '\\r\\n', the last maybe not ended."""
     rows = draw(st.lists(st.tuples(_LINES, st.sampled_from(["\n", "\r\n"])), max_size=12))
     text = "".join(line + end for line, end in rows)
-    return text[: -len(rows[-1][1])] if rows and draw(st.booleans()) else text
+    drop_last_newline = draw(st.booleans())
+    return text[: -len(rows[-1][1])] if rows and drop_last_newline else text
 
 
 @st.composite

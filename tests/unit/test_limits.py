@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -70,3 +71,19 @@ def test_estimated_tokens_examples(text: str, tokens: int) -> None:
 @given(st.text())
 def test_estimated_tokens_is_ceil_of_chars_over_four(text: str) -> None:
     assert estimated_tokens(text) == math.ceil(len(text) / 4)
+
+
+@pytest.mark.parametrize("check", [check_content_size, check_entry_size])
+def test_nul_and_lone_surrogates_are_refused(check: Callable[[str, Limits], int]) -> None:
+    what = "content" if check is check_content_size else "entry"
+    with pytest.raises(InvalidInput) as caught:
+        check("a\x00b", Limits())
+    assert str(caught.value).startswith(f"Invalid {what}: NUL characters (\\x00) cannot be stored")
+    with pytest.raises(InvalidInput) as caught:
+        check("a\ud800b", Limits())
+    assert str(caught.value) == f"Invalid {what}: it is not valid Unicode (a lone surrogate); send UTF-8 text."
+
+
+def test_utf8_len_never_fails() -> None:
+    assert utf8_len("\ud800") == 3
+    assert utf8_len("a\x00日😀") == 1 + 1 + 3 + 4

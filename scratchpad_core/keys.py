@@ -1,0 +1,85 @@
+"""API keys that bind a caller to one agent: made here, stored only as hashes, checked on every request."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from .errors import InvalidInput, NotFound
+from .paths import check_agent_id
+
+KEY_PREFIX = "spk_"
+MAX_LABEL_CHARS = 200
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """A key's public record; the secret itself is never stored."""
+
+    id: str
+    agent_id: str
+    label: str
+    read_only: bool
+    created_at: int
+    last_used_at: int | None = None
+    revoked_at: int | None = None
+
+
+class KeyStore(Protocol):
+    def add(self, key: ApiKey, key_hash: str) -> None: ...
+
+    def find(self, key_hash: str, now: int) -> ApiKey | None:
+        """The key with this hash (revoked ones too); records the use of an active key."""
+
+    def list(self) -> list[ApiKey]: ...
+
+    def revoke(self, key_id: str, now: int) -> bool:
+        """End the key; False if there is no such (unrevoked) key."""
+
+
+def hash_secret(secret: str) -> str:
+    """Keys are 256-bit random secrets, so one SHA-256 is enough to make a stolen table useless."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+class ApiKeys:
+    def __init__(self, store: KeyStore, clock: Callable[[], int]) -> None:
+        self._store = store
+        self._clock = clock
+
+    def create(self, agent_id: str, *, read_only: bool = False, label: str = "") -> tuple[ApiKey, str]:
+        """A new key for the agent; returns its record and the secret, which is shown once."""
+        check_agent_id(agent_id)
+        if len(label) > MAX_LABEL_CHARS:
+            raise InvalidInput(f"Invalid label: at most {MAX_LABEL_CHARS} characters are allowed.")
+        key_id = secrets.token_hex(6)
+        secret = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
+        key = ApiKey(key_id, agent_id, label, read_only, self._clock())
+        self._store.add(key, hash_secret(secret))
+        return key, secret
+
+    def authenticate(self, secret: str) -> tuple[ApiKey | None, str]:
+        """The active key for this secret, or None and why: 'malformed', 'unknown' or 'revoked'."""
+        if not secret.startswith(KEY_PREFIX):
+            return None, "malformed"
+        key = self._store.find(hash_secret(secret), self._clock())
+        if key is None:
+            return None, "unknown"
+        if key.revoked_at is not None:
+            return None, "revoked"
+        return key, "ok"
+
+    def list(self) -> list[ApiKey]:
+        return self._store.list()
+
+    def revoke(self, key_id: str) -> None:
+        if not self._store.revoke(key_id, self._clock()):
+            raise NotFound(f"No active key with id {key_id!r}. `scratchpad-mcp keys list` shows the keys.")
+
+
+class RateLimiter(Protocol):
+    def acquire(self, agent_id: str) -> float:
+        """Take one call from the agent's budget: 0.0 if allowed, else the seconds to wait (nothing taken)."""
