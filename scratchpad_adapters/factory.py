@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from platformdirs import user_data_dir
+from sqlalchemy import Engine, text
 
+from scratchpad_core.keys import ApiKeys, RateLimiter
 from scratchpad_core.limits import Limits
 from scratchpad_core.ports import Summarizer
 from scratchpad_core.service import Scratchpad
+from scratchpad_core.usecases.base import wall_clock_ms
 
 from .anthropic_summarizer import AnthropicSummarizer
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
 from .sql.dialect import LOCK_TIMEOUT_MS, make_engine
+from .sql.keys import SqlKeyStore, SqlRateLimiter
 from .sql.unit_of_work import SqlUnitOfWork
 
 APP_NAME = "scratchpad-mcp"
@@ -28,15 +33,43 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
     return f"sqlite:///{Path(path).expanduser().resolve()}"
 
 
-def open_store(
+@dataclass
+class Backend:
+    """Everything bound to one database: the use cases, API keys, rate limits and health."""
+
+    engine: Engine
+    pad: Scratchpad
+    keys: ApiKeys
+    head_revision: str | None = field(default=None)
+
+    def rate_limiter(self, per_second: float, burst: int) -> RateLimiter:
+        return SqlRateLimiter(self.engine, per_second, burst, wall_clock_ms)
+
+    def readiness(self) -> str | None:
+        """None when the database answers and its schema is at head; otherwise what is wrong."""
+        try:
+            with self.engine.connect() as connection:
+                connection.execute(text("SELECT 1"))
+            current = migrate.current_revision(self.engine)
+        except Exception as error:
+            return f"database unreachable ({type(error).__name__})"
+        if current != self.head_revision:
+            return f"schema at {current or 'nothing'}, expected {self.head_revision}"
+        return None
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def open_backend(
     url: str | None = None,
     *,
     limits: Limits | None = None,
     summarizer: Summarizer | None = None,
     upgrade: bool = True,
     lock_timeout_ms: int = LOCK_TIMEOUT_MS,
-) -> Scratchpad:
-    """A Scratchpad on the database at `url` (default: a SQLite file in the user's data directory).
+) -> Backend:
+    """Connect to the database at `url` (default: a SQLite file in the user's data directory).
 
     The schema is brought to the newest migration first unless upgrade=False.
     """
@@ -47,10 +80,23 @@ def open_store(
     except BaseException:
         engine.dispose()
         raise
-    return Scratchpad(
+    pad = Scratchpad(
         lambda: SqlUnitOfWork(engine),
         limits,
         summarizer=summarizer or AnthropicSummarizer(),
         regex_engine=BoundedRegexEngine(),
         on_close=engine.dispose,
     )
+    return Backend(engine, pad, ApiKeys(SqlKeyStore(engine), wall_clock_ms), migrate.head_revision())
+
+
+def open_store(
+    url: str | None = None,
+    *,
+    limits: Limits | None = None,
+    summarizer: Summarizer | None = None,
+    upgrade: bool = True,
+    lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+) -> Scratchpad:
+    """A Scratchpad on the database at `url`; close it (or use it as a context manager) when done."""
+    return open_backend(url, limits=limits, summarizer=summarizer, upgrade=upgrade, lock_timeout_ms=lock_timeout_ms).pad

@@ -11,7 +11,8 @@ from typing import Any, Protocol
 
 from mcp.types import CallToolResult
 
-from scratchpad_core.errors import InvalidInput, ScratchpadError
+from scratchpad_core.errors import InvalidInput, RateLimited, ScratchpadError
+from scratchpad_core.keys import RateLimiter
 
 from .replies import failure, success
 
@@ -41,6 +42,21 @@ class CallObserver(Protocol):
         """Refuse the call early (rate limits) by raising a ScratchpadError."""
 
     def after(self, record: CallRecord) -> None: ...
+
+
+class RateLimit:
+    """Refuses a call, before it runs, when the agent has used up its budget (shared by every replica)."""
+
+    def __init__(self, limiter: RateLimiter) -> None:
+        self._limiter = limiter
+
+    def before(self, agent_id: str, tool: str) -> None:
+        wait = self._limiter.acquire(agent_id)
+        if wait > 0:
+            raise RateLimited(wait)
+
+    def after(self, record: CallRecord) -> None:
+        return None
 
 
 @dataclass

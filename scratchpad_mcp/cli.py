@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 from sqlalchemy.engine import make_url
 
-from scratchpad_adapters import open_store
+from scratchpad_adapters import open_backend
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
 from scratchpad_core.errors import ScratchpadError
 
-from . import admin
+from . import admin, keys_cli
 from .calls import CallRunner, TrustedCaller
 from .logs import CallLogger, configure_logging
 from .server import build_server
@@ -28,26 +28,40 @@ def safe_url(url: str) -> str:
     return make_url(url).render_as_string(hide_password=True)
 
 
+def check_exposure(settings: Settings) -> None:
+    exposed = settings.transport == "http" and settings.auth == "none" and not settings.loopback
+    if exposed and not settings.allow_insecure:
+        raise SettingsError(
+            f"SCRATCHPAD_AUTH=none would let anyone who reaches {settings.host} act as any agent. Bind to 127.0.0.1, "
+            "use API keys (the default), or set SCRATCHPAD_ALLOW_INSECURE=1 if something else guards access."
+        )
+
+
 def serve(settings: Settings) -> int:
+    check_exposure(settings)
+    database = safe_url(settings.database_url)
     log.info(
-        "starting: transport=%s database=%s",
-        settings.transport,
-        safe_url(settings.database_url),
-        extra={"event": "startup", "transport": settings.transport},
+        "starting scratchpad-mcp over %s; database %s%s", settings.transport, database,
+        " (the default location)" if settings.database_is_default else "",
+        extra={"event": "startup", "transport": settings.transport, "database": database, "auth": settings.auth},
+    )  # fmt: skip
+    backend = open_backend(
+        settings.database_url, limits=settings.limits, summarizer=AnthropicSummarizer(settings.summary_model)
     )
-    summarizer = AnthropicSummarizer(settings.summary_model)
-    with open_store(settings.database_url, limits=settings.limits, summarizer=summarizer) as pad:
-        log.info("database ready (migrations at head)", extra={"event": "migration"})
-        runner = CallRunner(TrustedCaller(), [CallLogger()])
-        server = build_server(pad, runner)
+    try:
         if settings.transport == "stdio":
-            server.run()
+            build_server(backend.pad, CallRunner(TrustedCaller(), [CallLogger()])).run()
             return 0
         from . import http
 
-        log.info("serving streamable HTTP on http://%s:%d/mcp", settings.host, settings.port)
-        http.serve(settings, http.build_app(settings, server))
-    return 0
+        log.info(
+            "serving MCP on http://%s:%d/mcp (auth: %s)", settings.host, settings.port, settings.auth,
+            extra={"event": "listening", "host": settings.host, "port": settings.port},
+        )  # fmt: skip
+        http.serve(settings, http.build_app(settings, backend))
+        return 0
+    finally:
+        backend.close()
 
 
 def parser() -> argparse.ArgumentParser:
@@ -62,6 +76,7 @@ def parser() -> argparse.ArgumentParser:
     commands = root.add_subparsers(dest="command")
     commands.add_parser("serve", help="serve MCP (the default)")
     admin.add_commands(commands)
+    keys_cli.add_commands(commands)
     return root
 
 
@@ -69,17 +84,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         settings = Settings.from_env(os.environ)
+        if args.database:
+            settings = dataclasses.replace(settings, database_url=args.database, database_is_default=False)
     except SettingsError as error:
         print(f"scratchpad-mcp: invalid setting: {error}", file=sys.stderr)
         return 2
-    if args.database:
-        settings = dataclasses.replace(settings, database_url=args.database, database_is_default=False)
     configure_logging(settings.log_level, settings.log_format)
     try:
         if args.command in (None, "serve"):
             return serve(settings)
+        if args.command == "keys":
+            return keys_cli.run(args, settings.database_url)
         return admin.run(args, settings.database_url)
-    except (ScratchpadError, SettingsError) as error:
+    except SettingsError as error:
+        print(f"scratchpad-mcp: {error}", file=sys.stderr)
+        return 2
+    except ScratchpadError as error:
         print(f"scratchpad-mcp: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

@@ -5,6 +5,8 @@
 
 from typing import Annotated, Any, Literal
 
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
@@ -43,9 +45,17 @@ def agent_argument(required: bool) -> Any:
 
 
 def build_server(
-    pad: Scratchpad, runner: CallRunner, *, agent_id_required: bool = True, name: str = "scratchpad"
+    pad: Scratchpad,
+    runner: CallRunner,
+    *,
+    agent_id_required: bool = True,
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
 ) -> MCPServer:
-    mcp = MCPServer(name, instructions=INSTRUCTIONS, log_level="WARNING")
+    """The MCP server; with a token verifier, callers need a key and agent_id becomes optional."""
+    mcp = MCPServer(
+        "scratchpad", instructions=INSTRUCTIONS, log_level="WARNING", token_verifier=token_verifier, auth=auth
+    )
     AgentArg = agent_argument(agent_id_required)
 
     @mcp.tool(annotations=IDEMPOTENT)

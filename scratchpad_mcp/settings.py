@@ -41,6 +41,7 @@ class Settings:
     auth: AuthMode = "keys"
     allow_insecure: bool = False
     allowed_hosts: tuple[str, ...] = ()
+    public_url: str = ""
     rate_limit: float = 0.0
     rate_burst: int = 0
     log_level: str = "INFO"
@@ -70,6 +71,7 @@ class Settings:
             port=_int(env, "PORT", 4321),
             auth=_choice(env, "SCRATCHPAD_AUTH", ("keys", "none"), "keys"),  # type: ignore[arg-type]
             allow_insecure=env.get("SCRATCHPAD_ALLOW_INSECURE", "") in ("1", "true", "yes"),
+            public_url=(env.get("SCRATCHPAD_PUBLIC_URL") or "").rstrip("/"),
             allowed_hosts=tuple(h.strip() for h in env.get("SCRATCHPAD_ALLOWED_HOSTS", "").split(",") if h.strip()),
             rate_limit=rate,
             rate_burst=_int(env, "SCRATCHPAD_RATE_BURST", max(1, int(rate * 2)) if rate else 0),

@@ -92,6 +92,17 @@ def snapshot(connection: Connection) -> Connection:
     return connection.execution_options(**{_SNAPSHOT_OPTION: True})
 
 
+def relaxed_durability(connection: Connection) -> None:
+    """Let this transaction commit without waiting for its WAL flush (Postgres).
+
+    For bookkeeping only (rate-limit buckets, a key's last use): a crash may lose its last
+    fraction of a second, which costs nothing, while the stored data keeps full durability.
+    SQLite in WAL mode with synchronous=NORMAL already commits without a flush.
+    """
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
+
+
 def insert_ignore(connection: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]) -> Insert:
     """INSERT ... ON CONFLICT (keys) DO NOTHING, for this connection's dialect."""
     return _insert(connection, table).values(**values).on_conflict_do_nothing(index_elements=list(keys))

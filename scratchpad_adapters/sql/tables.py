@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
+    Float,
     ForeignKey,
     Integer,
     MetaData,
@@ -105,4 +107,35 @@ summaries = Table(
     Column("created_at", Millis, nullable=False),
 )
 
-__all__ = ["agents", "file_versions", "files", "log_entries", "logs", "metadata", "summaries"]
+__all__ = [
+    "agents",
+    "api_keys",
+    "file_versions",
+    "files",
+    "log_entries",
+    "logs",
+    "metadata",
+    "rate_limits",
+    "summaries",
+]
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("agent_id", AgentId, nullable=False),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("label", String(200), nullable=False),
+    Column("read_only", Boolean, nullable=False),
+    Column("created_at", Millis, nullable=False),
+    Column("last_used_at", Millis, nullable=True),
+    Column("revoked_at", Millis, nullable=True),
+)
+
+rate_limits = Table(
+    "rate_limits",
+    metadata,
+    Column("agent_id", AgentId, primary_key=True),
+    Column("tokens", Float, nullable=False),
+    Column("updated_at", Millis, nullable=False),
+)

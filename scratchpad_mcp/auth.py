@@ -1,0 +1,75 @@
+"""API keys over HTTP: the SDK's bearer-token support checks every request; the key names the agent."""
+
+from __future__ import annotations
+
+import logging
+
+import anyio
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from scratchpad_core.errors import AccessDenied
+from scratchpad_core.keys import ApiKeys
+
+from .metrics import Metrics
+
+log = logging.getLogger("scratchpad.auth")
+
+READ_SCOPE = "scratchpad:read"
+WRITE_SCOPE = "scratchpad:write"
+
+
+class KeyVerifier:
+    """TokenVerifier for scratchpad API keys (revocation takes effect on the next request, on every replica)."""
+
+    def __init__(self, keys: ApiKeys, metrics: Metrics) -> None:
+        self._keys = keys
+        self._metrics = metrics
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        key, reason = await anyio.to_thread.run_sync(self._keys.authenticate, token)
+        if key is None:
+            self._metrics.auth_failure(reason)
+            log.warning("auth failure: %s key", reason, extra={"event": "auth_failure", "reason": reason})
+            return None
+        scopes = [READ_SCOPE] if key.read_only else [READ_SCOPE, WRITE_SCOPE]
+        return AccessToken(token=token, client_id=key.id, scopes=scopes, subject=key.agent_id)
+
+
+class KeyedCaller:
+    """The agent comes from the caller's key; agent_id may be omitted and must match when given."""
+
+    def agent_for(self, requested: str | None, *, read_only: bool) -> str:
+        token = get_access_token()
+        if token is None or token.subject is None:
+            raise AccessDenied("This call needs an API key (Authorization: Bearer <key>).")
+        if requested is not None and requested != token.subject:
+            raise AccessDenied(
+                f"This API key belongs to agent {token.subject!r}, not {requested!r}; nothing was run. "
+                "Omit agent_id, or pass the key's own agent."
+            )
+        if not read_only and WRITE_SCOPE not in token.scopes:
+            raise AccessDenied("This API key is read-only; this tool changes data. Use a read-write key.")
+        return token.subject
+
+
+class MissingKeyLogger:
+    """Logs and counts requests to the MCP endpoint that arrive without any Authorization header."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self._metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or any(name == b"authorization" for name, _ in scope["headers"]):
+            await self.app(scope, receive, send)
+            return
+
+        async def watch(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401:
+                self._metrics.auth_failure("missing")
+                log.warning("auth failure: no key", extra={"event": "auth_failure", "reason": "missing"})
+            await send(message)
+
+        await self.app(scope, receive, watch)
