@@ -55,11 +55,11 @@ def run(url: str, operation: str, clients: int, seconds: float) -> tuple[float, 
     processes = [context.Process(target=client, args=(url, operation, seconds, barrier, queue)) for _ in range(clients)]
     for process in processes:
         process.start()
-    results = [queue.get() for _ in processes]
+    results: list[tuple[list[float], int]] = [queue.get() for _ in processes]  # type: ignore[misc]
     for process in processes:
         process.join()
-    latencies = [lat for lats, _ in results for lat in lats]  # type: ignore[attr-defined]
-    errors = sum(err for _, err in results)  # type: ignore[misc]
+    latencies = [lat for lats, _ in results for lat in lats]
+    errors = sum(err for _, err in results)
     ordered = sorted(latencies)
     p99 = ordered[int(len(ordered) * 0.99) - 1]
     return len(latencies) / seconds, statistics.median(ordered) * 1000, p99 * 1000, errors

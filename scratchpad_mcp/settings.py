@@ -55,20 +55,16 @@ class Settings:
         if not url:
             url = sqlite_url(db_path or default_database_path())
         transport = _choice(env, "MCP_TRANSPORT", ("stdio", "http"), "stdio")
-        limits = {name: _int(env, variable) for variable, name in _LIMIT_VARIABLES.items() if env.get(variable)}
-        try:
-            parsed_limits = Limits(**limits)
-        except ValueError as error:
-            raise SettingsError(str(error)) from None
+        limits = {name: _int(env, variable, low=1) for variable, name in _LIMIT_VARIABLES.items() if env.get(variable)}
         rate = _float(env, "SCRATCHPAD_RATE_LIMIT", 0.0)
         return cls(
             database_url=url,
             database_is_default=is_default,
-            limits=parsed_limits,
+            limits=Limits(**limits),
             summary_model=env.get("SCRATCHPAD_SUMMARY_MODEL") or DEFAULT_MODEL,
             transport=transport,  # type: ignore[arg-type]
             host=env.get("SCRATCHPAD_HOST") or "127.0.0.1",
-            port=_int(env, "PORT", 4321),
+            port=_int(env, "PORT", 4321, low=1, high=65535),
             auth=_choice(env, "SCRATCHPAD_AUTH", ("keys", "none"), "keys"),  # type: ignore[arg-type]
             allow_insecure=env.get("SCRATCHPAD_ALLOW_INSECURE", "") in ("1", "true", "yes"),
             public_url=(env.get("SCRATCHPAD_PUBLIC_URL") or "").rstrip("/"),
@@ -91,16 +87,22 @@ class Settings:
             return False
 
 
-def _int(env: Mapping[str, str], name: str, default: int | None = None) -> int:
+def _int(
+    env: Mapping[str, str], name: str, default: int | None = None, *, low: int = 0, high: int | None = None
+) -> int:
     raw = env.get(name)
     if not raw:
         if default is None:
             raise SettingsError(f"{name} is required.")
         return default
     try:
-        return int(raw.replace("_", ""))
+        value = int(raw.replace("_", ""))
     except ValueError:
         raise SettingsError(f"{name}={raw!r} is not an integer.") from None
+    if value < low or (high is not None and value > high):
+        bound = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise SettingsError(f"{name}={raw!r} is out of range: use an integer {bound}.")
+    return value
 
 
 def _float(env: Mapping[str, str], name: str, default: float) -> float:

@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+import functools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -103,22 +103,30 @@ def relaxed_durability(connection: Connection) -> None:
         connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
 
 
-def insert_ignore(connection: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]) -> Insert:
-    """INSERT ... ON CONFLICT (keys) DO NOTHING, for this connection's dialect."""
-    return _insert(connection, table).values(**values).on_conflict_do_nothing(index_elements=list(keys))
+def insert_ignore(connection: Connection, table: Table, keys: Sequence[str]) -> Insert:
+    """INSERT ... ON CONFLICT (keys) DO NOTHING for this connection's dialect; execute it with the values."""
+    return _insert_ignore(connection.dialect.name, table, tuple(keys))
 
 
-def upsert(connection: Connection, table: Table, values: Mapping[str, Any], keys: Sequence[str]) -> Insert:
-    """INSERT ... ON CONFLICT (keys) DO UPDATE with the new values."""
-    stmt = _insert(connection, table).values(**values)
-    changed = {name: stmt.excluded[name] for name in values if name not in keys}
+def upsert(connection: Connection, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
+    """INSERT ... ON CONFLICT (keys) DO UPDATE SET the other columns; execute it with the values."""
+    return _upsert(connection.dialect.name, table, tuple(keys), tuple(columns))
+
+
+@functools.cache
+def _insert_ignore(dialect: str, table: Table, keys: tuple[str, ...]) -> Insert:
+    return _insert(dialect, table).on_conflict_do_nothing(index_elements=list(keys))
+
+
+@functools.cache
+def _upsert(dialect: str, table: Table, keys: tuple[str, ...], columns: tuple[str, ...]) -> Insert:
+    stmt = _insert(dialect, table)
+    changed = {name: stmt.excluded[name] for name in columns if name not in keys}
     return stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
 
 
-def _insert(connection: Connection, table: Table) -> postgresql.Insert | sqlite.Insert:
-    if connection.dialect.name == "postgresql":
-        return postgresql.insert(table)
-    return sqlite.insert(table)
+def _insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
+    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
 
 
 def lock_for_migration(connection: Connection) -> None:
@@ -126,18 +134,6 @@ def lock_for_migration(connection: Connection) -> None:
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
     # SQLite: the migration transaction began with BEGIN IMMEDIATE, which already excludes other writers.
-
-
-@contextlib.contextmanager
-def translated_errors() -> Iterator[None]:
-    """Turn driver errors that an agent can act on into scratchpad errors; re-raise the rest."""
-    try:
-        yield
-    except exc.DBAPIError as error:
-        mapped = classify(error)
-        if mapped is None:
-            raise
-        raise mapped from error
 
 
 def classify(error: exc.DBAPIError) -> StorageBusy | StorageUnavailable | None:

@@ -76,7 +76,7 @@ class SqlRateLimiter:
             if c.execute(take).first() is not None:
                 return 0.0
             fresh = {"agent_id": agent_id, "tokens": self._burst - 1, "updated_at": now}
-            if c.execute(insert_ignore(c, rate_limits, fresh, ["agent_id"]).returning(t.agent_id)).first():
+            if c.execute(insert_ignore(c, rate_limits, ["agent_id"]).returning(t.agent_id), fresh).first():
                 return 0.0
             if c.execute(take).first() is not None:
                 return 0.0

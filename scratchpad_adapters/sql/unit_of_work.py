@@ -7,7 +7,9 @@ from types import TracebackType
 from sqlalchemy import Connection, Engine, RootTransaction, exc
 
 from .dialect import classify
-from .repositories import SqlFileRepository, SqlLogRepository, SqlSummaryRepository, SqlUsageRepository
+from .log_repository import SqlLogRepository
+from .repositories import SqlFileRepository, SqlSummaryRepository
+from .usage_repository import SqlUsageRepository
 
 
 class SqlUnitOfWork:

@@ -9,6 +9,7 @@ from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import Matcher, UnitOfWork
 from ..results import SearchMatch, SearchResult
+from ..text import split_keepends
 from .base import UseCaseBase
 
 MAX_QUERY_CHARS = 1000
@@ -43,7 +44,8 @@ class Search(UseCaseBase):
             more = False
             for path, content in uow.files.iter_current(agent_id, prefix):
                 files += 1
-                for number, line in enumerate(content.split("\n"), 1):
+                for number, raw in enumerate(split_keepends(content), 1):
+                    line = raw.rstrip("\n").removesuffix("\r")  # match and show the line without its ending
                     at = matcher(line)
                     if at is None:
                         continue
@@ -74,7 +76,6 @@ def _found(index: int) -> int | None:
 
 
 def _window(line: str, at: int) -> str:
-    line = line.rstrip("\r")
     if len(line) <= MATCH_CHARS:
         return line
     start = max(0, min(at - _LEAD_CHARS, len(line) - MATCH_CHARS))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..errors import SummaryUnavailable
 from ..limits import SUMMARY_THRESHOLD_CHARS, estimated_tokens, utf8_len
-from ..model import UsageDelta
+from ..model import UsageDelta, sha256_hex
 from ..paths import check_agent_id
 from ..ports import UnitOfWork
 from ..results import Quota, SummaryResult, UsageStats
@@ -41,7 +41,8 @@ class Insights(UseCaseBase):
 
         def store(uow: UnitOfWork) -> None:
             record = uow.files.get(agent_id, path)
-            if record is not None and record.id == file_id:
+            unchanged = record is not None and (record.id, record.current_version) == (file_id, version)
+            if unchanged and record is not None and record.sha256 == sha256_hex(content):  # not replaced meanwhile
                 uow.summaries.put(file_id, version, summary, model, self._clock())
             saved = max(0, utf8_len(content) - utf8_len(summary))
             self._count(uow, agent_id, UsageDelta(bytes_saved=saved))

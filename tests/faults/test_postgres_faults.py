@@ -123,7 +123,7 @@ async def test_mcp_server_keeps_serving_through_an_outage(proxied: tuple[TcpProx
         proxy.cut()
         failed = await client.call_tool("read_file", {"agent_id": "a", "path": "f.md"})
         assert failed.is_error
-        message = failed.content[0].text
+        message = failed.content[0].text  # type: ignore[union-attr]
         assert "Retry" in message and "127.0.0.1" not in message and "psycopg" not in message
         proxy.start()
         back = await client.call_tool("read_file", {"agent_id": "a", "path": "f.md"})

@@ -102,6 +102,16 @@ async def test_missing_file_and_log(client: Client) -> None:
     assert "File not found: nope" in await refused(client, "list_versions", {**A, "path": "nope"})
 
 
+async def test_summary_of_a_short_file(client: Client) -> None:
+    await ok(client, "write_file", {**A, "path": "short", "content": long_text(8000)})
+    message = await assert_refused_changes_nothing(
+        client, "summarize_file", {**A, "path": "short"}, "summaries are for files over 8,000 characters"
+    )
+    assert message.startswith("short has only 8,000 characters (~2,000 tokens)")
+    await ok(client, "write_file", {**A, "path": "short", "content": long_text(8001)})
+    assert (await ok(client, "summarize_file", {**A, "path": "short"}))["cached"] is False
+
+
 @pytest.mark.parametrize("since", [0, 3, -1])
 async def test_since_version_out_of_range(client: Client, since: int) -> None:
     await ok(client, "write_file", {**A, "path": "v", "content": "1"})
@@ -179,29 +189,3 @@ async def test_unexpected_exception_gives_a_generic_error(
 async def test_unknown_tool(client: Client) -> None:
     assert await refused(client, "rm_rf", A) == "Unknown tool: rm_rf"
     assert (await ok(client, "get_usage_stats", A))["agent_id"] == "a"
-
-
-async def test_agents_are_isolated(client: Client) -> None:
-    await ok(client, "write_file", {"agent_id": "a", "path": "secret.md", "content": "for a only"})
-    await ok(client, "append_log", {"agent_id": "a", "path": "diary", "entry": "private"})
-    b = {"agent_id": "b"}
-    assert await refused(client, "read_file", {**b, "path": "secret.md"}) == (
-        "File not found: secret.md. Use list_files to see this agent's files."
-    )
-    assert "Log not found: diary" in await refused(client, "read_log", {**b, "path": "diary"})
-    assert "File not found" in await refused(client, "summarize_file", {**b, "path": "secret.md"})
-    assert await ok(client, "list_files", b) == {"files": [], "count": 0}
-    assert await ok(client, "search_files", {**b, "query": "only"}) == {
-        "matches": [],
-        "count": 0,
-        "has_more": False,
-        "files_searched": 0,
-    }
-    assert await ok(client, "delete_file", {**b, "path": "secret.md"}) == {
-        "path": "secret.md",
-        "deleted": False,
-        "versions_removed": 0,
-    }
-    assert (await ok(client, "read_file", {"agent_id": "a", "path": "secret.md"}))["content"] == "for a only"
-    stats_b = await ok(client, "get_usage_stats", b)
-    assert (stats_b["total_bytes"], stats_b["file_count"], stats_b["log_count"]) == (0, 0, 0)

@@ -1,0 +1,83 @@
+"""The log repository: a head row per log whose counter numbers the entries."""
+
+from __future__ import annotations
+
+from sqlalchemy import Connection, bindparam, delete, select, update
+
+from scratchpad_core.model import LogEntry, LogRecord
+
+from .dialect import insert_ignore
+from .repositories import prefix_range
+from .tables import log_entries, logs
+
+g, e = logs.c, log_entries.c
+
+_BY_PATH = select(logs).where(g.agent_id == bindparam("agent_id"), g.path == bindparam("path"))
+_LOCK_BY_PATH = _BY_PATH.with_for_update()
+_BUMP = (
+    update(logs)
+    .where(g.id == bindparam("log"))
+    .values(
+        last_entry_id=g.last_entry_id + 1,
+        entries=g.entries + 1,
+        bytes=g.bytes + bindparam("size"),
+        updated_at=bindparam("now"),
+    )
+    .returning(g.last_entry_id)
+)
+_ADD_ENTRY = log_entries.insert()
+_ENTRIES = (
+    select(e.entry_id, e.entry, e.created_at)
+    .where(e.log_id == bindparam("log_id"), e.entry_id > bindparam("after"))
+    .order_by(e.entry_id)
+    .limit(bindparam("limit"))
+)
+_DELETE_ENTRIES = delete(log_entries).where(e.log_id == bindparam("log_id"))
+_DELETE_LOG = delete(logs).where(g.id == bindparam("log_id")).returning(g.entries, g.bytes)
+
+
+class SqlLogRepository:
+    def __init__(self, connection: Connection) -> None:
+        self._c = connection
+
+    def get(self, agent_id: str, path: str) -> LogRecord | None:
+        row = self._c.execute(_BY_PATH, {"agent_id": agent_id, "path": path}).first()
+        return None if row is None else LogRecord(**row._mapping)
+
+    def lock(self, agent_id: str, path: str) -> LogRecord | None:
+        row = self._c.execute(_LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
+        return None if row is None else LogRecord(**row._mapping)
+
+    def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
+        record = self.lock(agent_id, path)
+        if record is not None:
+            return record
+        fresh = {"agent_id": agent_id, "path": path, "last_entry_id": 0, "entries": 0, "bytes": 0}
+        self._c.execute(
+            insert_ignore(self._c, logs, ["agent_id", "path"]), {**fresh, "created_at": now, "updated_at": now}
+        )
+        record = self.lock(agent_id, path)
+        assert record is not None, "inserted, or inserted meanwhile by a concurrent writer"
+        return record
+
+    def append(self, log_id: int, entry: str, size: int, now: int) -> int:
+        entry_id: int = self._c.execute(_BUMP, {"log": log_id, "size": size, "now": now}).scalar_one()
+        self._c.execute(
+            _ADD_ENTRY, {"log_id": log_id, "entry_id": entry_id, "entry": entry, "bytes": size, "created_at": now}
+        )
+        return entry_id
+
+    def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
+        rows = self._c.execute(_ENTRIES, {"log_id": log_id, "after": after, "limit": limit})
+        return [LogEntry(id=r.entry_id, entry=r.entry, created_at=r.created_at) for r in rows]
+
+    def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
+        rows = self._c.execute(
+            select(logs).where(g.agent_id == agent_id, prefix_range(g.path, prefix)).order_by(g.path)
+        )
+        return [LogRecord(**row._mapping) for row in rows]
+
+    def delete(self, log_id: int) -> tuple[int, int]:
+        self._c.execute(_DELETE_ENTRIES, {"log_id": log_id})
+        row = self._c.execute(_DELETE_LOG, {"log_id": log_id}).one()
+        return row.entries, row.bytes
