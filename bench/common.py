@@ -6,6 +6,7 @@ import json
 import math
 import random
 import shutil
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -154,3 +155,20 @@ def server_command() -> list[str]:
         return [str(script)]
     found = shutil.which("scratchpad-mcp")
     return [found] if found else [sys.executable, "-m", "scratchpad_mcp"]
+
+
+def code_version() -> str:
+    """The git commit being measured, with '-dirty' when the working tree has changes."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 import uuid
@@ -9,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import anyio
 from mcp.types import CallToolResult
 
 from scratchpad_core.errors import InvalidInput, RateLimited, ScratchpadError
@@ -72,9 +74,25 @@ class CallRecord:
 
 
 class CallRunner:
-    def __init__(self, policy: CallerPolicy, observers: list[CallObserver] | None = None) -> None:
+    def __init__(
+        self, policy: CallerPolicy, observers: list[CallObserver] | None = None, *, inline: bool = False
+    ) -> None:
         self._policy = policy
         self._observers = observers or []
+        self._inline = inline
+
+    async def call(
+        self,
+        tool: str,
+        requested_agent: str | None,
+        use_case: Callable[[str], Any],
+        *,
+        read_only: bool,
+        bytes_in: int = 0,
+    ) -> CallToolResult:
+        """Run the call inline (one client at a time) or on a worker thread (concurrent clients)."""
+        run = functools.partial(self.run, tool, requested_agent, use_case, read_only=read_only, bytes_in=bytes_in)
+        return run() if self._inline else await anyio.to_thread.run_sync(run)
 
     def run(
         self,

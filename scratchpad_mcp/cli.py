@@ -50,7 +50,7 @@ def serve(settings: Settings) -> int:
     )
     try:
         if settings.transport == "stdio":
-            build_server(backend.pad, CallRunner(TrustedCaller(), [CallLogger()])).run()
+            build_server(backend.pad, CallRunner(TrustedCaller(), [CallLogger()], inline=True)).run()
             return 0
         from . import http
 

@@ -52,19 +52,23 @@ def build_server(
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
 ) -> MCPServer:
-    """The MCP server; with a token verifier, callers need a key and agent_id becomes optional."""
+    """The MCP server; with a token verifier, callers need a key and agent_id becomes optional.
+
+    Tools are async and hand the use case to the runner, which runs it inline (stdio: one client, and
+    SQLite serializes writers anyway) or on a worker thread (HTTP: many clients at once).
+    """
     mcp = MCPServer(
         "scratchpad", instructions=INSTRUCTIONS, log_level="WARNING", token_verifier=token_verifier, auth=auth
     )
     AgentArg = agent_argument(agent_id_required)
 
     @mcp.tool(annotations=IDEMPOTENT)
-    def write_file(
+    async def write_file(
         agent_id: AgentArg, path: PathArg, content: str, expected_version: ExpectedArg = None
     ) -> Annotated[CallToolResult, r.WriteResult]:
         """Store a whole file as its next version (10 are kept). Identical content makes no new version.
         To change part of a file, use edit_file or insert_lines instead."""
-        return runner.run(
+        return await runner.call(
             "write_file",
             agent_id,
             lambda a: pad.write_file(a, path, content, expected_version),
@@ -73,7 +77,7 @@ def build_server(
         )
 
     @mcp.tool(annotations=READ)
-    def read_file(
+    async def read_file(
         agent_id: AgentArg,
         path: PathArg,
         since_version: Annotated[
@@ -93,7 +97,7 @@ def build_server(
     ) -> Annotated[CallToolResult, r.ReadResult]:
         """Read a file. With since_version, get only what changed since that version (unchanged: true if nothing did).
         With start_line/max_lines, get just those lines. With version, get an older retained version."""
-        return runner.run(
+        return await runner.call(
             "read_file",
             agent_id,
             lambda a: pad.read_file(
@@ -110,7 +114,7 @@ def build_server(
         )
 
     @mcp.tool(annotations=KEEP)
-    def edit_file(
+    async def edit_file(
         agent_id: AgentArg,
         path: PathArg,
         old_str: Annotated[
@@ -122,7 +126,7 @@ def build_server(
     ) -> Annotated[CallToolResult, r.EditResult]:
         """Change part of a file without resending it: replace old_str with new_str. Returns the new version and the
         changed lines, numbered."""
-        return runner.run(
+        return await runner.call(
             "edit_file",
             agent_id,
             lambda a: pad.edit_file(a, path, old_str, new_str, replace_all, expected_version),
@@ -131,7 +135,7 @@ def build_server(
         )
 
     @mcp.tool(annotations=KEEP)
-    def insert_lines(
+    async def insert_lines(
         agent_id: AgentArg,
         path: PathArg,
         line: Annotated[int, Field(description="Insert after this line: 0 = at the top, -1 = at the end.")],
@@ -139,7 +143,7 @@ def build_server(
         expected_version: ExpectedArg = None,
     ) -> Annotated[CallToolResult, r.EditResult]:
         """Insert text as whole lines after a line number; line=-1 appends to the end (e.g. to a notes file)."""
-        return runner.run(
+        return await runner.call(
             "insert_lines",
             agent_id,
             lambda a: pad.insert_lines(a, path, line, text, expected_version),
@@ -148,19 +152,19 @@ def build_server(
         )
 
     @mcp.tool(annotations=READ)
-    def list_versions(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.VersionList]:
+    async def list_versions(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.VersionList]:
         """List a file's retained versions (number, bytes, lines, sha256, time) without their content."""
-        return runner.run("list_versions", agent_id, lambda a: pad.list_versions(a, path), read_only=True)
+        return await runner.call("list_versions", agent_id, lambda a: pad.list_versions(a, path), read_only=True)
 
     @mcp.tool(annotations=KEEP)
-    def restore_version(
+    async def restore_version(
         agent_id: AgentArg,
         path: PathArg,
         version: Annotated[int, Field(description="The retained version to bring back.")],
         expected_version: ExpectedArg = None,
     ) -> Annotated[CallToolResult, r.WriteResult]:
         """Make a retained older version current again, as a new version (history is kept)."""
-        return runner.run(
+        return await runner.call(
             "restore_version",
             agent_id,
             lambda a: pad.restore_version(a, path, version, expected_version),
@@ -168,28 +172,28 @@ def build_server(
         )
 
     @mcp.tool(annotations=DESTROY)
-    def delete_file(
+    async def delete_file(
         agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None
     ) -> Annotated[CallToolResult, r.DeleteResult]:
         """Delete a file with all its versions and its cached summary. A log at the same path is kept (delete_log)."""
-        return runner.run(
+        return await runner.call(
             "delete_file", agent_id, lambda a: pad.delete_file(a, path, expected_version), read_only=False
         )
 
     @mcp.tool(annotations=READ)
-    def list_files(
+    async def list_files(
         agent_id: AgentArg,
         prefix: PrefixArg = None,
         limit: Annotated[int | None, Field(description="Page size (1-1000); omit for all files.")] = None,
         cursor: Annotated[str | None, Field(description="next_cursor from the previous page.")] = None,
     ) -> Annotated[CallToolResult, r.FileListing]:
         """List your files (metadata only: path, version, bytes, times), sorted by path."""
-        return runner.run(
+        return await runner.call(
             "list_files", agent_id, lambda a: pad.list_files(a, prefix, limit=limit, cursor=cursor), read_only=True
         )
 
     @mcp.tool(annotations=READ)
-    def search_files(
+    async def search_files(
         agent_id: AgentArg,
         query: Annotated[str, Field(description="Text to find (or a regular expression with regex=true).")],
         prefix: PrefixArg = None,
@@ -198,7 +202,7 @@ def build_server(
         case_sensitive: bool = False,
     ) -> Annotated[CallToolResult, r.SearchResult]:
         """Find lines in the current version of your files: path, line number and the line, instead of reading files."""
-        return runner.run(
+        return await runner.call(
             "search_files",
             agent_id,
             lambda a: pad.search_files(
@@ -208,16 +212,16 @@ def build_server(
         )
 
     @mcp.tool(annotations=KEEP)
-    def append_log(
+    async def append_log(
         agent_id: AgentArg, path: PathArg, entry: Annotated[str, Field(description="The entry (up to 64 KiB).")]
     ) -> Annotated[CallToolResult, r.AppendResult]:
         """Append one entry to an append-only log (created on first use). Returns its entry_id."""
-        return runner.run(
+        return await runner.call(
             "append_log", agent_id, lambda a: pad.append_log(a, path, entry), read_only=False, bytes_in=utf8_len(entry)
         )
 
     @mcp.tool(annotations=READ)
-    def read_log(
+    async def read_log(
         agent_id: AgentArg,
         path: PathArg,
         since_entry: Annotated[
@@ -228,29 +232,29 @@ def build_server(
     ) -> Annotated[CallToolResult, r.LogPage]:
         """Read log entries in order after since_entry; has_more says whether to call again with last_entry_id.
         Use tail=N for just the newest entries."""
-        return runner.run(
+        return await runner.call(
             "read_log", agent_id, lambda a: pad.read_log(a, path, since_entry, limit=limit, tail=tail), read_only=True
         )
 
     @mcp.tool(annotations=READ)
-    def list_logs(agent_id: AgentArg, prefix: PrefixArg = None) -> Annotated[CallToolResult, r.LogListing]:
+    async def list_logs(agent_id: AgentArg, prefix: PrefixArg = None) -> Annotated[CallToolResult, r.LogListing]:
         """List your logs: path, entries, bytes, last_entry_id, updated_at."""
-        return runner.run("list_logs", agent_id, lambda a: pad.list_logs(a, prefix), read_only=True)
+        return await runner.call("list_logs", agent_id, lambda a: pad.list_logs(a, prefix), read_only=True)
 
     @mcp.tool(annotations=DESTROY)
-    def delete_log(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.DeleteLogResult]:
+    async def delete_log(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.DeleteLogResult]:
         """Delete a whole log and give its entries and bytes back to your quota."""
-        return runner.run("delete_log", agent_id, lambda a: pad.delete_log(a, path), read_only=False)
+        return await runner.call("delete_log", agent_id, lambda a: pad.delete_log(a, path), read_only=False)
 
     @mcp.tool(annotations=REMOTE_READ)
-    def summarize_file(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.SummaryResult]:
+    async def summarize_file(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.SummaryResult]:
         """A summary of a long file (over 8,000 characters), cached per version: repeat calls are free.
         For shorter files use read_file."""
-        return runner.run("summarize_file", agent_id, lambda a: pad.summarize_file(a, path), read_only=True)
+        return await runner.call("summarize_file", agent_id, lambda a: pad.summarize_file(a, path), read_only=True)
 
     @mcp.tool(annotations=READ)
-    def get_usage_stats(agent_id: AgentArg) -> Annotated[CallToolResult, r.UsageStats]:
+    async def get_usage_stats(agent_id: AgentArg) -> Annotated[CallToolResult, r.UsageStats]:
         """Your stored bytes, file count, log entry count (log_count), operations, bytes saved, and quotas."""
-        return runner.run("get_usage_stats", agent_id, pad.get_usage_stats, read_only=True)
+        return await runner.call("get_usage_stats", agent_id, pad.get_usage_stats, read_only=True)
 
     return mcp

@@ -46,7 +46,7 @@ def test_a_lock_released_during_the_retries_lets_the_call_through(make_store: St
     pad = make_store(lock_timeout_ms=100)
     pad.write_file("a", "f.md", "one\n")
     with write_lock_held(database_url) as holder:
-        release = threading.Timer(0.15, lambda: holder.rollback())
+        release = threading.Timer(0.15, holder.rollback)
         release.start()
         assert pad.write_file("a", "f.md", "two\n").version == 2
         release.join()

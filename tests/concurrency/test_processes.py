@@ -9,12 +9,10 @@ from multiprocessing.pool import Pool
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.dialect import make_engine
-from scratchpad_adapters.sql.tables import agents, file_versions, files, log_entries, logs
 from tests.concurrency import workers
+from tests.recount import Counts, Recounter
 
 WORKERS = 8
 pytestmark = pytest.mark.slow
@@ -27,31 +25,15 @@ def pool() -> Iterator[tuple[Pool, SyncManager]]:
         yield processes, manager
 
 
-def recount(url: str, agent_id: str) -> dict[str, int]:
-    """The agent's usage recounted from the stored rows, to compare with its counters."""
-    engine = make_engine(url)
-    with engine.connect() as c:
-        version_bytes = c.execute(
-            select(func.coalesce(func.sum(file_versions.c.bytes), 0))
-            .join(files, files.c.id == file_versions.c.file_id)
-            .where(files.c.agent_id == agent_id)
-        ).scalar_one()
-        entry_rows = (
-            select(func.count(), func.coalesce(func.sum(log_entries.c.bytes), 0))
-            .join(logs, logs.c.id == log_entries.c.log_id)
-            .where(logs.c.agent_id == agent_id)
-        )
-        entry_count, entry_bytes = c.execute(entry_rows).one()
-        counted = {
-            "files": c.execute(select(func.count()).where(files.c.agent_id == agent_id)).scalar_one(),
-            "logs": c.execute(select(func.count()).where(logs.c.agent_id == agent_id)).scalar_one(),
-            "log_entries": entry_count,
-            "bytes": version_bytes + entry_bytes,
-        }
-        row = c.execute(select(agents).where(agents.c.agent_id == agent_id)).one()
-    engine.dispose()
-    assert {name: getattr(row, name) for name in counted} == counted
-    return counted
+def recount(url: str, agent_id: str) -> Counts:
+    """The agent's usage recounted from the stored rows; asserts that its counters agree."""
+    with open_store(url, upgrade=False) as pad:
+        counter = Recounter(url)
+        try:
+            counter.check(pad, agent_id)
+            return counter.counts(agent_id)
+        finally:
+            counter.close()
 
 
 def test_concurrent_writers_get_every_version_once(database_url: str, pool: tuple[Pool, SyncManager]) -> None:
@@ -121,4 +103,4 @@ def test_racing_for_the_last_quota_units_never_exceeds_it(
     assert sum(r for _, r in results) == WORKERS * 10 - allowed
     counted = recount(database_url, "quota")
     expected = allowed * 100 if counter == "bytes" else allowed
-    assert counted[counter] == expected
+    assert getattr(counted, counter) == expected

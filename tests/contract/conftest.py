@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.contract.recount import Recounter
+from tests.recount import Recounter
 
 
 @pytest.fixture

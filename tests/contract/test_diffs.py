@@ -23,6 +23,8 @@ PAIRS = {
     "crlf to lf": ("one\r\ntwo\r\n", "one\ntwo\n"),
     "unicode": ("héllo\n日本\n", "héllo\n日本語\n😀\n"),
     "blank lines only": ("\n\n\n", "\n\n"),
+    "lone CR and U+2028 stay inside lines": ("a\rb\u2028c\nd\n", "a\rB\u2028c\nd\n"),
+    "a line that looks like a hunk header": ("@@ -1 +1 @@\n--- x\n", "@@ -1 +1 @@\n+++ y\n"),
 }
 
 
@@ -31,31 +33,47 @@ def two_versions(store: Scratchpad, old: str, new: str, path: str = "f.txt") -> 
     assert store.write_file(A, path, new).version == 2
 
 
-@pytest.mark.parametrize("context", [0, 1, 3, -1])
+CONTEXTS = (0, 1, 3, -1)
+
+
 @pytest.mark.parametrize(("old", "new"), PAIRS.values(), ids=PAIRS.keys())
-def test_chunks_turn_the_old_version_into_the_current_one(store: Scratchpad, old: str, new: str, context: int) -> None:
+def test_chunks_turn_the_old_version_into_the_current_one(store: Scratchpad, old: str, new: str) -> None:
     two_versions(store, old, new)
 
-    read = store.read_file(A, "f.txt", since_version=1, context=context)
+    for context in CONTEXTS:
+        read = store.read_file(A, "f.txt", since_version=1, context=context)
 
-    assert (read.current_version, read.since_version, read.version_too_old, read.unchanged) == (2, 1, False, None)
-    assert read.content is None
-    assert isinstance(read.diff, list)
-    assert all(isinstance(chunk, Chunk) for chunk in read.diff)
-    assert diffing.apply_chunks(old, read.diff) == new
-    assert diffing.apply_chunks(old, [chunk.as_json() for chunk in read.diff]) == new
+        assert (read.current_version, read.since_version, read.version_too_old, read.unchanged) == (2, 1, False, None)
+        assert read.content is None
+        assert isinstance(read.diff, list)
+        assert all(isinstance(chunk, Chunk) for chunk in read.diff)
+        assert diffing.apply_chunks(old, read.diff) == new, f"context={context}"
+        assert diffing.apply_chunks(old, [chunk.as_json() for chunk in read.diff]) == new, f"context={context}"
 
 
-@pytest.mark.parametrize("context", [0, 1, 3, -1])
 @pytest.mark.parametrize(("old", "new"), PAIRS.values(), ids=PAIRS.keys())
-def test_unified_diff_applies_to_the_old_version(store: Scratchpad, old: str, new: str, context: int) -> None:
+def test_unified_diff_applies_to_the_old_version(store: Scratchpad, old: str, new: str) -> None:
     two_versions(store, old, new)
 
-    read = store.read_file(A, "f.txt", since_version=1, context=context, format="unified")
+    for context in CONTEXTS:
+        read = store.read_file(A, "f.txt", since_version=1, context=context, format="unified")
 
-    assert isinstance(read.diff, str)
-    assert read.diff.startswith("--- ")
-    assert diffing.apply_unified(old, read.diff) == new
+        assert isinstance(read.diff, str)
+        assert read.diff.startswith("--- ")
+        assert diffing.apply_unified(old, read.diff) == new, f"context={context}"
+
+
+def test_a_diff_between_versions_with_equal_content(store: Scratchpad) -> None:
+    for content in ("a\nb\n", "other\n", "a\nb\n"):
+        store.write_file(A, "f.txt", content)
+    for context in CONTEXTS:
+        chunks = store.read_file(A, "f.txt", since_version=1, context=context).diff
+        unified = store.read_file(A, "f.txt", since_version=1, context=context, format="unified").diff
+        assert isinstance(chunks, list)
+        assert isinstance(unified, str)
+        assert all(chunk.op in ("equal", "skip") for chunk in chunks)
+        assert diffing.apply_chunks("a\nb\n", chunks) == "a\nb\n"
+        assert diffing.apply_unified("a\nb\n", unified) == "a\nb\n"
 
 
 def test_exact_chunks_of_a_one_line_change(store: Scratchpad) -> None:
@@ -103,7 +121,12 @@ def test_default_context_skips_long_unchanged_runs(store: Scratchpad) -> None:
 def test_context_zero_keeps_no_unchanged_line(store: Scratchpad) -> None:
     two_versions(store, LONG_OLD, LONG_NEW)
     read = store.read_file(A, "f.txt", since_version=1, context=0)
-    assert read.diff == [Chunk("skip", count=14), Chunk("remove", ["l15"]), Chunk("add", ["X"]), Chunk("skip", count=16)]
+    assert read.diff == [
+        Chunk("skip", count=14),
+        Chunk("remove", ["l15"]),
+        Chunk("add", ["X"]),
+        Chunk("skip", count=16),
+    ]
 
 
 def test_context_minus_one_keeps_every_unchanged_line(store: Scratchpad) -> None:

@@ -9,7 +9,7 @@ from scratchpad_core.limits import Limits
 from scratchpad_core.results import EditResult
 from scratchpad_core.service import Scratchpad
 from tests.conftest import StoreFactory
-from tests.contract.recount import Recounter
+from tests.recount import Recounter
 
 A = "agent-a"
 FIVE = "l1\nl2\nl3\nl4\nl5\n"

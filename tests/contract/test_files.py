@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from scratchpad_core.errors import InvalidInput, NotFound, VersionConflict
+from scratchpad_core.limits import Limits
 from scratchpad_core.results import DeleteResult, WriteResult
 from scratchpad_core.service import Scratchpad
-from tests.contract.recount import Recounter
+from tests.conftest import StoreFactory
+from tests.recount import Recounter
 
 A = "agent-a"
 
@@ -51,6 +53,15 @@ def test_only_the_ten_most_recent_versions_are_retained(store: Scratchpad, recou
     stats = recount.check(store, A)
     assert stats.total_bytes == sum(range(3, 13))
     assert stats.file_count == 1
+
+
+def test_max_versions_one_keeps_only_the_current_version(make_store: StoreFactory, recount: Recounter) -> None:
+    store = make_store(limits=Limits(max_versions=1))
+    write_versions(store, "f.txt", 3)
+    assert [v.version for v in store.list_versions(A, "f.txt").versions] == [3]
+    read = store.read_file(A, "f.txt", since_version=2)
+    assert (read.version_too_old, read.content) == (True, "xxx")
+    assert recount.check(store, A).total_bytes == 3
 
 
 def test_version_outside_the_file_history_is_invalid(store: Scratchpad) -> None:
@@ -162,7 +173,12 @@ def test_slice_counts_unicode_lines_on_newlines_only(store: Scratchpad) -> None:
     # U+2028 and U+0085 are line breaks for str.splitlines, but not for scratchpad.
     content = "héllo wörld\n日本語\u2028同じ行\n😀 emoji\x85same line\nlast"
     store.write_file(A, "u.txt", content)
-    assert slice_of(store, "u.txt", start_line=2, max_lines=2) == ("日本語\u2028同じ行\n😀 emoji\x85same line\n", 2, 3, 4)
+    assert slice_of(store, "u.txt", start_line=2, max_lines=2) == (
+        "日本語\u2028同じ行\n😀 emoji\x85same line\n",
+        2,
+        3,
+        4,
+    )
     assert slice_of(store, "u.txt", start_line=1, max_lines=1) == ("héllo wörld\n", 1, 1, 4)
 
 

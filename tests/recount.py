@@ -57,7 +57,7 @@ class Recounter:
 
     def snapshot(self, agent_id: str) -> Snapshot:
         """Every row that belongs to the agent, counters included, in a stable order."""
-        f, v, g, e, s, a = files.c, file_versions.c, logs.c, log_entries.c, summaries.c, agents.c
+        f, v, g, e, a = files.c, file_versions.c, logs.c, log_entries.c, agents.c
         with self.engine.connect() as c:
             return {
                 "agents": [tuple(r) for r in c.execute(select(agents).where(a.agent_id == agent_id))],

@@ -1,0 +1,228 @@
+"""list_files (literal prefixes, byte order, paging) and search_files."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+import pytest
+
+from scratchpad_core.errors import InvalidInput, InvalidPath
+from scratchpad_core.results import FileInfo, SearchMatch, SearchResult
+from scratchpad_core.service import Scratchpad
+
+A = "agent-a"
+
+
+def paths(store: Scratchpad, prefix: str | None = None) -> list[str]:
+    return [f.path for f in store.list_files(A, prefix).files]
+
+
+def test_prefix_is_literal_and_case_sensitive(store: Scratchpad) -> None:
+    for path in ("a_b", "axb", "A_b", "a-b", "ab", "a_"):
+        store.write_file(A, path, path)
+    assert paths(store, "a_") == ["a_", "a_b"]
+    assert paths(store, "a_b") == ["a_b"]
+    assert paths(store, "A") == ["A_b"]
+    assert paths(store, "ax") == ["axb"]
+    assert paths(store, "b") == []
+
+
+def test_like_wildcards_are_not_paths_or_prefixes(store: Scratchpad) -> None:
+    store.write_file(A, "abc", "x")
+    with pytest.raises(InvalidPath):
+        store.write_file(A, "a%c", "x")
+    with pytest.raises(InvalidInput):
+        store.list_files(A, "a%")
+    assert paths(store, "a.") == []
+
+
+def test_paths_are_case_sensitive(store: Scratchpad) -> None:
+    store.write_file(A, "Notes.md", "upper")
+    store.write_file(A, "notes.md", "lower")
+    assert paths(store) == ["Notes.md", "notes.md"]
+    assert store.read_file(A, "Notes.md").content == "upper"
+    assert store.read_file(A, "notes.md").content == "lower"
+
+
+def test_deleted_files_leave_the_listing(store: Scratchpad) -> None:
+    store.write_file(A, "a", "1")
+    store.write_file(A, "b", "2")
+    store.delete_file(A, "a")
+    assert paths(store) == ["b"]
+
+
+def test_files_are_sorted_in_byte_order(store: Scratchpad) -> None:
+    names = ["b", "a", "B", "A", "_x", "0", "a/b", "a-b", "a.b", "Z9", "z", "a_b", "ab"]
+    for name in names:
+        store.write_file(A, name, name)
+    assert paths(store) == sorted(names, key=lambda s: s.encode())
+    assert paths(store)[:4] == ["0", "A", "B", "Z9"]
+
+
+def test_list_files_returns_metadata_only(store: Scratchpad) -> None:
+    store.write_file(A, "notes/a.md", "first")
+    store.write_file(A, "notes/a.md", "héllo")
+
+    listing = store.list_files(A)
+
+    assert listing.count == 1
+    assert listing.next_cursor is None
+    [info] = listing.files
+    assert [f.name for f in dataclasses.fields(FileInfo)] == [
+        "path",
+        "current_version",
+        "bytes",
+        "created_at",
+        "updated_at",
+    ]
+    assert (info.path, info.current_version, info.bytes) == ("notes/a.md", 2, 6)
+    assert 0 < info.created_at <= info.updated_at
+
+
+@pytest.mark.parametrize(("total", "limit"), [(7, 3), (6, 3), (3, 3), (1, 5), (5, 1)])
+def test_paging_returns_every_file_exactly_once(store: Scratchpad, total: int, limit: int) -> None:
+    names = [f"dir/f{i:02d}" for i in range(total)]
+    for name in reversed(names):
+        store.write_file(A, name, "x")
+    store.write_file(A, "other", "outside the prefix")
+
+    seen: list[str] = []
+    cursors: list[str | None] = []
+    cursor: str | None = None
+    while True:
+        page = store.list_files(A, "dir/", limit=limit, cursor=cursor)
+        assert page.count == len(page.files)
+        assert 1 <= page.count <= limit
+        seen.extend(f.path for f in page.files)
+        cursors.append(page.next_cursor)
+        if page.next_cursor is None:
+            break
+        cursor = page.next_cursor
+    assert seen == names
+    assert len(cursors) == -(-total // limit)
+    assert cursors[-1] is None
+
+
+def test_invalid_list_limits(store: Scratchpad) -> None:
+    for limit in (0, -1, 1001):
+        with pytest.raises(InvalidInput):
+            store.list_files(A, limit=limit)
+
+
+# --- search_files ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def corpus(store: Scratchpad) -> Scratchpad:
+    store.write_file(A, "notes/a.md", "Hello World\nsecond line\nhello again\n")
+    store.write_file(A, "notes/b.md", "HELLO\r\nprice: 3.5 (x+y)\r\n")
+    store.write_file(A, "other/c.md", "nothing\nhello")
+    return store
+
+
+def found(result: SearchResult) -> list[tuple[str, int, str]]:
+    return [(m.path, m.line, m.text) for m in result.matches]
+
+
+def test_literal_search_is_case_insensitive_by_default(corpus: Scratchpad) -> None:
+    result = corpus.search_files(A, "hello")
+    assert found(result) == [
+        ("notes/a.md", 1, "Hello World"),
+        ("notes/a.md", 3, "hello again"),
+        ("notes/b.md", 1, "HELLO"),
+        ("other/c.md", 2, "hello"),
+    ]
+    assert (result.count, result.has_more, result.files_searched) == (4, False, 3)
+    assert result.matches[0] == SearchMatch("notes/a.md", 1, "Hello World")
+
+
+def test_case_sensitive_search(corpus: Scratchpad) -> None:
+    result = corpus.search_files(A, "hello", case_sensitive=True)
+    assert found(result) == [("notes/a.md", 3, "hello again"), ("other/c.md", 2, "hello")]
+    assert found(corpus.search_files(A, "HELLO", case_sensitive=True)) == [("notes/b.md", 1, "HELLO")]
+
+
+def test_literal_search_ignores_regex_syntax(corpus: Scratchpad) -> None:
+    assert found(corpus.search_files(A, "(x+y)")) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
+    assert found(corpus.search_files(A, "3.5")) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
+    assert found(corpus.search_files(A, "3x5")) == []
+    assert found(corpus.search_files(A, "h.llo")) == []
+
+
+def test_regex_search(corpus: Scratchpad) -> None:
+    assert found(corpus.search_files(A, r"^h.llo\b", regex=True)) == [
+        ("notes/a.md", 1, "Hello World"),
+        ("notes/a.md", 3, "hello again"),
+        ("notes/b.md", 1, "HELLO"),
+        ("other/c.md", 2, "hello"),
+    ]
+    assert found(corpus.search_files(A, r"^h.llo$", regex=True)) == [
+        ("notes/b.md", 1, "HELLO"),  # a CRLF line: '$' matches before its '\r'
+        ("other/c.md", 2, "hello"),
+    ]
+    assert found(corpus.search_files(A, r"^H", regex=True, case_sensitive=True)) == [
+        ("notes/a.md", 1, "Hello World"),
+        ("notes/b.md", 1, "HELLO"),
+    ]
+    assert found(corpus.search_files(A, r"\d\.\d", regex=True)) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
+
+
+def test_regex_end_anchor_matches_at_the_end_of_a_crlf_line(store: Scratchpad) -> None:
+    # A match reports the line without its '\r', so '$' should match where that line ends.
+    store.write_file(A, "win.txt", "first\r\nHELLO\r\n")
+    assert found(store.search_files(A, r"hello$", regex=True)) == [("win.txt", 2, "HELLO")]
+
+
+def test_search_reports_no_line_past_the_end_of_a_file(store: Scratchpad) -> None:
+    # "a\n\nb\n" has 3 lines (read_file says total_lines=3); there is no empty line 4 after the final newline.
+    store.write_file(A, "f.txt", "a\n\nb\n")
+    assert store.read_file(A, "f.txt", start_line=1).total_lines == 3
+    assert found(store.search_files(A, "^$", regex=True)) == [("f.txt", 2, "")]
+    assert [m.line for m in store.search_files(A, ".*", regex=True).matches] == [1, 2, 3]
+
+
+def test_search_with_a_prefix(corpus: Scratchpad) -> None:
+    result = corpus.search_files(A, "hello", prefix="notes/")
+    assert [m.path for m in result.matches] == ["notes/a.md", "notes/a.md", "notes/b.md"]
+    assert result.files_searched == 2
+    assert corpus.search_files(A, "hello", prefix="nothing/").files_searched == 0
+
+
+def test_max_results_and_has_more(corpus: Scratchpad) -> None:
+    two = corpus.search_files(A, "hello", max_results=2)
+    assert found(two) == [("notes/a.md", 1, "Hello World"), ("notes/a.md", 3, "hello again")]
+    assert (two.count, two.has_more) == (2, True)
+    three = corpus.search_files(A, "hello", max_results=3)
+    assert (three.count, three.has_more) == (3, True)
+    exact = corpus.search_files(A, "hello", max_results=4)
+    assert (exact.count, exact.has_more) == (4, False)
+    for bad in (0, 201):
+        with pytest.raises(InvalidInput):
+            corpus.search_files(A, "hello", max_results=bad)
+
+
+def test_search_reads_only_current_versions_of_files(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "needle\n")
+    store.write_file(A, "f.txt", "haystack\n")
+    store.append_log(A, "f.log", "needle in a log")
+    assert store.search_files(A, "needle").matches == []
+    assert found(store.search_files(A, "hay")) == [("f.txt", 1, "haystack")]
+
+
+def test_bad_queries_are_invalid(corpus: Scratchpad) -> None:
+    for pattern in ("(", "[a-", "a{2,1}"):
+        with pytest.raises(InvalidInput):
+            corpus.search_files(A, pattern, regex=True)
+    with pytest.raises(InvalidInput):
+        corpus.search_files(A, "")
+    with pytest.raises(InvalidInput):
+        corpus.search_files(A, "x" * 1001)
+
+
+def test_a_pathological_regex_fails_fast(store: Scratchpad) -> None:
+    store.write_file(A, "aaa.txt", ("a" * 40 + "\n") * 2000)
+    started = time.monotonic()
+    with pytest.raises(InvalidInput):
+        store.search_files(A, "(a|aa)+c", regex=True)
+    assert time.monotonic() - started < 10

@@ -1,0 +1,115 @@
+"""Alembic migrations on both backends: upgrade, downgrade, upgrade again; the schema matches tables.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import Engine, event, inspect, text
+
+from scratchpad_adapters import open_store
+from scratchpad_adapters.sql import migrate
+from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.tables import metadata
+from tests.conftest import BACKENDS, FakeSummarizer, create_postgres_database, drop_postgres_database
+
+CORE_TABLES = {"agents", "files", "file_versions", "logs", "log_entries", "summaries"}
+
+
+@pytest.fixture(params=BACKENDS)
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A brand-new database with no tables at all."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    url = create_postgres_database("scratchpad_migrations")
+    yield url
+    drop_postgres_database(url)
+
+
+@pytest.fixture
+def engine(empty_url: str) -> Iterator[Engine]:
+    engine = make_engine(empty_url)
+    yield engine
+    engine.dispose()
+
+
+def table_names(engine: Engine) -> set[str]:
+    return set(inspect(engine).get_table_names())
+
+
+def versions(engine: Engine) -> list[str]:
+    with engine.connect() as connection:
+        return [row[0] for row in connection.execute(text("SELECT version_num FROM alembic_version"))]
+
+
+def schema_diff(engine: Engine) -> list[Any]:
+    with engine.connect() as connection:
+        return list(compare_metadata(MigrationContext.configure(connection), metadata))
+
+
+def test_upgrade_downgrade_upgrade(engine: Engine) -> None:
+    assert table_names(engine) == set()
+    head = migrate.head_revision()
+    assert head is not None
+
+    migrate.upgrade(engine)
+    assert set(metadata.tables) >= CORE_TABLES
+    assert table_names(engine) == set(metadata.tables) | {"alembic_version"}
+    assert versions(engine) == [head]
+    assert migrate.current_revision(engine) == head
+    assert schema_diff(engine) == []
+
+    migrate.downgrade(engine, "base")
+    assert table_names(engine) == {"alembic_version"}
+    assert versions(engine) == []
+    assert migrate.current_revision(engine) is None
+
+    migrate.upgrade(engine)
+    assert versions(engine) == [head]
+    assert schema_diff(engine) == []
+
+
+def test_upgrading_a_migrated_database_applies_nothing(engine: Engine) -> None:
+    migrate.upgrade(engine)
+    statements: list[str] = []
+
+    def record(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        migrate.upgrade(engine)
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+    changes = [
+        s for s in statements if s.lstrip().split()[0].upper() in {"CREATE", "ALTER", "DROP", "INSERT", "UPDATE"}
+    ]
+    assert changes == []
+    assert versions(engine) == [migrate.head_revision()]
+
+
+def test_opening_a_store_twice_keeps_the_data(empty_url: str, engine: Engine) -> None:
+    first = open_store(empty_url, summarizer=FakeSummarizer())
+    try:
+        first.write_file("agent", "f.txt", "kept\n")
+        first.append_log("agent", "l.log", "entry")
+    finally:
+        first.close()
+    head = migrate.head_revision()
+    assert versions(engine) == [head]
+
+    second = open_store(empty_url, summarizer=FakeSummarizer())
+    try:
+        assert second.read_file("agent", "f.txt").content == "kept\n"
+        assert [e.entry for e in second.read_log("agent", "l.log").entries] == ["entry"]
+        assert second.write_file("agent", "f.txt", "more\n").version == 2
+    finally:
+        second.close()
+    assert versions(engine) == [head]
+    assert schema_diff(engine) == []
