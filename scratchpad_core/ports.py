@@ -23,8 +23,12 @@ class FileRepository(Protocol):
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
         """The locked head row, created at version 0 if absent."""
 
-    def bump_version(self, file_id: int, expected: int, head: Version) -> bool:
-        """Advance the head from `expected` to head.version; False (nothing changed) if it moved."""
+    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> tuple[int, int] | None:
+        """Make `head` the file's next version: bump the head counter and take head's size and hash.
+
+        Refused (None, nothing changed) when the file does not exist, already holds this content, or is
+        not at `expected`. Otherwise returns (file id, the new version number); the row stays locked.
+        """
 
     def add_version(self, file_id: int, version: Version) -> None: ...
 

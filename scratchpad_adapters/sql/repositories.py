@@ -21,16 +21,18 @@ f, v, s = files.c, file_versions.c, summaries.c
 
 _BY_PATH = select(files).where(f.agent_id == bindparam("agent_id"), f.path == bindparam("path"))
 _LOCK_BY_PATH = _BY_PATH.with_for_update()
-_BUMP = (
+_ADVANCE = (
     update(files)
-    .where(f.id == bindparam("file"), f.current_version == bindparam("expected"))
+    .where(f.agent_id == bindparam("agent"), f.path == bindparam("file_path"), f.sha256 != bindparam("new_sha256"))
     .values(
-        current_version=bindparam("new_version"),
+        current_version=f.current_version + 1,
         bytes=bindparam("new_bytes"),
         sha256=bindparam("new_sha256"),
         updated_at=bindparam("now"),
     )
+    .returning(f.id, f.current_version)
 )
+_ADVANCE_FROM = _ADVANCE.where(f.current_version == bindparam("expected"))
 _ADD_VERSION = file_versions.insert()
 _PRUNE = (
     delete(file_versions)
@@ -77,13 +79,14 @@ class SqlFileRepository:
         assert record is not None, "inserted, or inserted meanwhile by a concurrent writer"
         return record
 
-    def bump_version(self, file_id: int, expected: int, head: Version) -> bool:
-        params = {"file": file_id, "expected": expected, "new_version": head.version, "new_bytes": head.bytes,
-                  "new_sha256": head.sha256, "now": head.created_at}  # fmt: skip
-        return self._c.execute(_BUMP, params).rowcount == 1
+    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> tuple[int, int] | None:
+        params = {"agent": agent_id, "file_path": path, "new_sha256": head.sha256, "new_bytes": head.bytes,
+                  "now": head.created_at, "expected": expected}  # fmt: skip
+        row = self._c.execute(_ADVANCE if expected is None else _ADVANCE_FROM, params).first()
+        return None if row is None else (row.id, row.current_version)
 
     def add_version(self, file_id: int, version: Version) -> None:
-        self._c.execute(_ADD_VERSION, {"file_id": file_id, **vars(version)})
+        self._c.execute(_ADD_VERSION, {**vars(version), "file_id": file_id})
 
     def prune(self, file_id: int, keep_from: int) -> tuple[int, int]:
         if keep_from <= 1:

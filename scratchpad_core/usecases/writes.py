@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from .. import editing
 from ..errors import InvalidInput, NotFound, VersionConflict
 from ..limits import check_content_size, utf8_len
-from ..model import FileRecord, UsageDelta, Version, sha256_hex
+from ..model import UsageDelta, Version
 from ..ports import UnitOfWork
 from ..results import DeleteResult, EditResult, WriteResult
 from ..text import numbered, split_keepends
@@ -27,11 +29,8 @@ class FileWrites(UseCaseBase):
         check_expected(expected_version)
 
         def work(uow: UnitOfWork) -> WriteResult:
-            record = uow.files.lock_or_create(agent_id, path, self._clock())
-            head = self._commit(uow, record, content, expected_version)
-            if head is None:
-                return WriteResult(path, record.current_version, 0, unchanged=True)
-            return WriteResult(path, head.version, head.bytes)
+            head = self._commit(uow, agent_id, path, content, expected_version, create=True)
+            return WriteResult(path, head.version, head.bytes, unchanged=head.unchanged)
 
         return self._transact(work)
 
@@ -68,10 +67,8 @@ class FileWrites(UseCaseBase):
             old = uow.files.get_version(record.id, version)
             if old is None:
                 raise NotFound(f"Version {version} of {path} is not retained. Use list_versions to see which are.")
-            head = self._commit(uow, record, old.content, expected_version, saved=old.bytes)
-            if head is None:
-                return WriteResult(path, record.current_version, 0, unchanged=True)
-            return WriteResult(path, head.version, head.bytes)
+            head = self._commit(uow, agent_id, path, old.content, expected_version, saved=old.bytes)
+            return WriteResult(path, head.version, head.bytes, unchanged=head.unchanged)
 
         return self._transact(work)
 
@@ -114,8 +111,7 @@ class FileWrites(UseCaseBase):
             edit = change(current.content)
             check_content_size(edit.content, self.limits)
             saved = max(0, utf8_len(edit.content) - request_bytes)
-            head = self._commit(uow, record, edit.content, expected_version, saved=saved)
-            assert head is not None, "an edit always changes the content"
+            head = self._commit(uow, agent_id, path, edit.content, record.current_version, saved=saved)
             snippet = numbered(split_keepends(edit.content), edit.first_line, edit.last_line)
             replacements = edit.replacements if edit.replacements > 1 else None
             return EditResult(path, head.version, head.bytes, snippet, replacements)
@@ -123,20 +119,41 @@ class FileWrites(UseCaseBase):
         return self._transact(work)
 
     def _commit(
-        self, uow: UnitOfWork, record: FileRecord, content: str, expected: int | None, saved: int = 0
-    ) -> Version | None:
-        """Make `content` the next version of a locked file; None when it equals the current one."""
-        agent_id = record.agent_id
-        if expected is not None and expected != record.current_version:
-            raise VersionConflict(record.path, expected, record.current_version)
-        if record.current_version and sha256_hex(content) == record.sha256:
-            self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
-            return None
-        head = Version.of(record.current_version + 1, content, self._clock())
-        if not uow.files.bump_version(record.id, record.current_version, head):
-            raise VersionConflict(record.path, record.current_version, record.current_version + 1)
-        uow.files.add_version(record.id, head)
-        _, freed = uow.files.prune(record.id, head.version - self.limits.max_versions + 1)
-        created = record.current_version == 0
+        self,
+        uow: UnitOfWork,
+        agent_id: str,
+        path: str,
+        content: str,
+        expected: int | None,
+        saved: int = 0,
+        *,
+        create: bool = False,
+    ) -> Committed:
+        """Make `content` the file's next version, unless it equals the current one."""
+        head = Version.of(0, content, self._clock())
+        advanced = uow.files.advance(agent_id, path, head, expected)
+        if advanced is None:  # the slow path: say why, or create the file
+            if create:
+                record = uow.files.lock_or_create(agent_id, path, head.created_at)
+            else:
+                record = require_file(uow.files.lock(agent_id, path), path)
+            if expected is not None and expected != record.current_version:
+                raise VersionConflict(path, expected, record.current_version)
+            if record.current_version and record.sha256 == head.sha256:
+                self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
+                return Committed(record.current_version, 0, unchanged=True)
+            advanced = uow.files.advance(agent_id, path, head, record.current_version)
+            assert advanced is not None, "the row is locked and holds other content"
+        file_id, number = advanced
+        uow.files.add_version(file_id, dataclasses.replace(head, version=number))
+        _, freed = uow.files.prune(file_id, number - self.limits.max_versions + 1)
+        created = number == 1
         self._count(uow, agent_id, UsageDelta(files=int(created), bytes=head.bytes - freed, bytes_saved=saved))
-        return head
+        return Committed(number, head.bytes)
+
+
+@dataclass(frozen=True)
+class Committed:
+    version: int
+    bytes: int
+    unchanged: bool | None = None

@@ -16,11 +16,6 @@ def test_short_lines_are_whole(line: str) -> None:
     assert _window(line, 0) == line
 
 
-def test_trailing_carriage_return_is_stripped() -> None:
-    assert _window("crlf line\r", 0) == "crlf line"
-    assert _window("x" * MATCH_CHARS + "\r", 5) == "x" * MATCH_CHARS
-
-
 def test_long_line_windows() -> None:
     assert _window(LINE, 500) == "…" + LINE[440:640] + "…"
     assert _window(LINE, 10) == LINE[:200] + "…"
