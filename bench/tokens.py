@@ -234,9 +234,13 @@ async def measure(session: Session) -> list[Line]:
 
 
 async def list_rows(session: Session) -> list[Line]:
-    """list_files over 1,000 files with realistic paths, paged (200 a page) and in one call."""
+    """list_files over 1,000 files, paged (200 a page) and in one call.
+
+    The paths ("notes/topic-0042.md") are sized so that the original's reply for them, JSON.stringify(result,
+    null, 2), comes to the 168 KB the issue quotes; that same-data size is printed next to ours.
+    """
     rng = random.Random(5)
-    paths = [f"notes/project-{'abcdefghij'[n % 10]}/topic-{n:04d}.md" for n in range(1000)]
+    paths = [f"notes/topic-{n:04d}.md" for n in range(1000)]
     for path in paths:
         body = "\n".join(note_line(rng, k) for k in range(1, rng.randint(3, 40))) + "\n"
         await session.call("write_file", {"agent_id": LIST_AGENT, "path": path, "content": body})
@@ -276,6 +280,12 @@ async def list_rows(session: Session) -> list[Line]:
     all_fields = len(files) == 1000 and all(all(key in f for key in FILE_FIELDS) for f in files)
     session.expect(all_fields, "unpaged list_files: not 1,000 complete rows")
     row_bytes = [len(json.dumps(f, ensure_ascii=False, separators=(",", ":")).encode()) + 1 for f in files]
+    original_rows = [{key: f[key] for key in FILE_FIELDS} for f in files]
+    original_same_data = len(json.dumps({"files": original_rows, "count": len(files)}, indent=2).encode())
+    session.notes.append(
+        f"list_files: the original's reply for these same 1,000 files (JSON.stringify(result, null, 2)) is "
+        f"{original_same_data:,} B; ours is {reply:,} B unpaged ({reply / original_same_data:.1%})."
+    )
     mean_path = sum(len(p) for p in paths) / len(paths)
     example = json.dumps(files[0], separators=(",", ":")) if files else ""
     session.notes.append(
