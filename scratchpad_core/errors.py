@@ -22,6 +22,8 @@ tracebacks, SQL, file system paths or secrets.
 
 from __future__ import annotations
 
+import math
+
 
 class ScratchpadError(Exception):
     """Base of every deliberate error; the message is meant for the agent."""
@@ -87,10 +89,9 @@ class RateLimited(ScratchpadError):
     retryable = True
 
     def __init__(self, retry_after: float) -> None:
-        super().__init__(
-            f"Rate limit exceeded for this agent: nothing was changed. Retry in {retry_after:.2f} seconds."
-        )
-        self.retry_after = retry_after
+        wait = max(0.01, math.ceil(retry_after * 100) / 100)  # rounded up: waiting this long is always enough
+        super().__init__(f"Rate limit exceeded for this agent: nothing was changed. Retry in {wait:.2f} seconds.")
+        self.retry_after = wait
 
 
 class StorageError(ScratchpadError):

@@ -40,6 +40,10 @@ class KeyVerifier:
 class KeyedCaller:
     """The agent comes from the caller's key; agent_id may be omitted and must match when given."""
 
+    def caller(self, requested: str | None) -> str | None:
+        token = get_access_token()
+        return None if token is None else token.subject
+
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         token = get_access_token()
         if token is None or token.subject is None:

@@ -26,12 +26,18 @@ INTERNAL_ERROR = (
 
 
 class CallerPolicy(Protocol):
+    def caller(self, requested: str | None) -> str | None:
+        """Who is calling, as far as is known before any check (for logs)."""
+
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         """The agent this call acts for; raises AccessDenied when the caller may not act for it."""
 
 
 class TrustedCaller:
     """stdio and SCRATCHPAD_AUTH=none: the agent_id argument is taken at its word."""
+
+    def caller(self, requested: str | None) -> str | None:
+        return requested
 
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         if requested is None:
@@ -103,7 +109,9 @@ class CallRunner:
         read_only: bool,
         bytes_in: int = 0,
     ) -> CallToolResult:
-        record = CallRecord(tool, uuid.uuid4().hex[:16], requested_agent, bytes_in=bytes_in)
+        record = CallRecord(tool, uuid.uuid4().hex[:16], self._policy.caller(requested_agent), bytes_in=bytes_in)
+        if requested_agent is not None and requested_agent != record.agent_id:
+            record.extra["requested_agent"] = requested_agent
         started = time.perf_counter()
         try:
             agent_id = self._policy.agent_for(requested_agent, read_only=read_only)

@@ -43,8 +43,8 @@ def auth_settings(public_url: str) -> AuthSettings:
 
 
 def max_body_bytes(settings: Settings) -> int:
-    """Just above the largest allowed write, allowing for JSON escaping of its content."""
-    return 3 * settings.limits.max_file_bytes + 64 * 1024
+    """Just above the largest allowed write: its content may grow six-fold as JSON (control characters as \\u00XX)."""
+    return 6 * settings.limits.max_file_bytes + 64 * 1024
 
 
 def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = None) -> Starlette:
@@ -97,4 +97,5 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
 
 
 def serve(settings: Settings, app: Starlette) -> None:
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="warning", access_log=False)
+    # log_config=None: uvicorn's own messages go through our handlers (JSON lines when asked), not its own.
+    uvicorn.run(app, host=settings.host, port=settings.port, log_config=None, access_log=False)

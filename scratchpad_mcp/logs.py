@@ -59,6 +59,7 @@ class CallLogger:
             "duration_ms": round(record.duration_ms, 3),
             "bytes_in": record.bytes_in,
             "bytes_out": record.bytes_out,
+            **record.extra,
         }
         self._log.info(
             "%s %s agent=%s %.1fms", record.tool, record.outcome, record.agent_id, record.duration_ms, extra=fields

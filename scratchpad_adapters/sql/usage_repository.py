@@ -43,8 +43,9 @@ class SqlUsageRepository:
         stmt = _apply(growing)
         if self._c.execute(stmt, params).rowcount == 1:
             return True
-        zero = {"agent_id": agent_id, **dict.fromkeys(_COUNTERS, 0)}
-        stmt_new = insert_ignore(self._c, agents, ["agent_id"]).returning(a.agent_id)
-        if self._c.execute(stmt_new, zero).first() is None:
-            return False  # the row exists, so a quota refused the update
+        # No row yet (a new agent): create it; a concurrent first call may have just done so. Either way
+        # the row now exists, and the same conditional update decides.
+        self._c.execute(
+            insert_ignore(self._c, agents, ["agent_id"]), {"agent_id": agent_id, **dict.fromkeys(_COUNTERS, 0)}
+        )
         return self._c.execute(stmt, params).rowcount == 1
