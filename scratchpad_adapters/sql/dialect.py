@@ -21,11 +21,15 @@ from sqlalchemy.sql.dml import Insert
 
 from scratchpad_core.errors import StorageBusy, StorageUnavailable
 
+from .execution import run
+
 LOCK_TIMEOUT_MS = 10_000  # how long one statement waits for a lock before the call is retried
 MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
 _PG_BUSY_STATES = {"40001", "40P01", "55P03"}  # serialization failure, deadlock, lock not available
 _PG_GONE_CLASSES = ("08", "57P01", "57P02", "57P03")  # connection exceptions, admin/crash shutdown
 _SNAPSHOT_OPTION = "scratchpad_snapshot"
+_BEGIN_IMMEDIATE = text("BEGIN IMMEDIATE")
+_BEGIN_DEFERRED = text("BEGIN")
 _GONE_WORDS = ("connection", "server closed", "could not connect", "terminating")
 
 
@@ -80,7 +84,7 @@ def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
         # Take the write lock up front: a deferred transaction that later writes fails busy instead of waiting.
         # A snapshot read (export) begins deferred and so never blocks writers.
         deferred = connection.get_execution_options().get(_SNAPSHOT_OPTION)
-        connection.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
+        run(connection, _BEGIN_DEFERRED if deferred else _BEGIN_IMMEDIATE, {})
 
     return engine
 

@@ -7,7 +7,8 @@ from sqlalchemy import Connection, bindparam, delete, select, update
 from scratchpad_core.model import LogEntry, LogRecord
 
 from .dialect import insert_ignore
-from .repositories import prefix_range
+from .execution import run
+from .repositories import prefix_bounds, under_prefix
 from .tables import log_entries, logs
 
 g, e = logs.c, log_entries.c
@@ -32,6 +33,10 @@ _ENTRIES = (
     .order_by(e.entry_id)
     .limit(bindparam("limit"))
 )
+_LIST = select(logs).where(g.agent_id == bindparam("agent_id")).order_by(g.path)
+_LIST_UNDER_PREFIX = (
+    select(logs).where(g.agent_id == bindparam("agent_id"), under_prefix(g.path, True)).order_by(g.path)
+)
 _DELETE_ENTRIES = delete(log_entries).where(e.log_id == bindparam("log_id"))
 _DELETE_LOG = delete(logs).where(g.id == bindparam("log_id")).returning(g.entries, g.bytes)
 
@@ -41,43 +46,43 @@ class SqlLogRepository:
         self._c = connection
 
     def get(self, agent_id: str, path: str) -> LogRecord | None:
-        row = self._c.execute(_BY_PATH, {"agent_id": agent_id, "path": path}).first()
-        return None if row is None else LogRecord(**row._mapping)
+        row = run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first()
+        return None if row is None else LogRecord(**row)
 
     def lock(self, agent_id: str, path: str) -> LogRecord | None:
-        row = self._c.execute(_LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
-        return None if row is None else LogRecord(**row._mapping)
+        row = run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
+        return None if row is None else LogRecord(**row)
 
     def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
         record = self.lock(agent_id, path)
         if record is not None:
             return record
         fresh = {"agent_id": agent_id, "path": path, "last_entry_id": 0, "entries": 0, "bytes": 0}
-        self._c.execute(
-            insert_ignore(self._c, logs, ["agent_id", "path"]), {**fresh, "created_at": now, "updated_at": now}
+        run(
+            self._c, insert_ignore(self._c, logs, ["agent_id", "path"]), {**fresh, "created_at": now, "updated_at": now}
         )
         record = self.lock(agent_id, path)
         assert record is not None, "inserted, or inserted meanwhile by a concurrent writer"
         return record
 
     def append(self, log_id: int, entry: str, size: int, now: int) -> int:
-        entry_id: int = self._c.execute(_BUMP, {"log": log_id, "size": size, "now": now}).scalar_one()
-        self._c.execute(
-            _ADD_ENTRY, {"log_id": log_id, "entry_id": entry_id, "entry": entry, "bytes": size, "created_at": now}
+        entry_id: int = run(self._c, _BUMP, {"log": log_id, "size": size, "now": now}).one().last_entry_id
+        run(
+            self._c,
+            _ADD_ENTRY,
+            {"log_id": log_id, "entry_id": entry_id, "entry": entry, "bytes": size, "created_at": now},
         )
         return entry_id
 
     def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
-        rows = self._c.execute(_ENTRIES, {"log_id": log_id, "after": after, "limit": limit})
+        rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit})
         return [LogEntry(id=r.entry_id, entry=r.entry, created_at=r.created_at) for r in rows]
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
-        rows = self._c.execute(
-            select(logs).where(g.agent_id == agent_id, prefix_range(g.path, prefix)).order_by(g.path)
-        )
-        return [LogRecord(**row._mapping) for row in rows]
+        query = _LIST_UNDER_PREFIX if prefix else _LIST
+        return [LogRecord(**row) for row in run(self._c, query, {"agent_id": agent_id, **prefix_bounds(prefix)})]
 
     def delete(self, log_id: int) -> tuple[int, int]:
-        self._c.execute(_DELETE_ENTRIES, {"log_id": log_id})
-        row = self._c.execute(_DELETE_LOG, {"log_id": log_id}).one()
+        run(self._c, _DELETE_ENTRIES, {"log_id": log_id})
+        row = run(self._c, _DELETE_LOG, {"log_id": log_id}).one()
         return row.entries, row.bytes

@@ -47,8 +47,8 @@ class SqlUnitOfWork:
         try:
             if self._transaction is not None and self._transaction.is_active:
                 self._transaction.rollback()
-        except exc.DBAPIError:
-            pass  # the connection is gone; the pool discards it and the transaction died with it
+        except exc.SQLAlchemyError:
+            pass  # the connection is gone (or was invalidated): the pool discards it, and the transaction with it
         finally:
             if connection is not None:
                 connection.close()

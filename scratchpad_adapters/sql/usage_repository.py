@@ -10,6 +10,7 @@ from scratchpad_core.limits import Limits
 from scratchpad_core.model import Usage, UsageDelta
 
 from .dialect import insert_ignore
+from .execution import run
 from .tables import agents
 
 a = agents.c
@@ -32,8 +33,8 @@ class SqlUsageRepository:
         self._c = connection
 
     def get(self, agent_id: str) -> Usage:
-        row = self._c.execute(_GET, {"agent_id": agent_id}).first()
-        return Usage(agent_id) if row is None else Usage(**row._mapping)
+        row = run(self._c, _GET, {"agent_id": agent_id}).first()
+        return Usage(agent_id) if row is None else Usage(**row)
 
     def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> bool:
         growing = tuple(name for name in _GUARDED if getattr(delta, name) > 0)
@@ -41,11 +42,11 @@ class SqlUsageRepository:
         params = {"agent": agent_id, **{f"d_{name}": getattr(delta, name) for name in _COUNTERS}}
         params.update({f"q_{name}": quotas[name] for name in growing})
         stmt = _apply(growing)
-        if self._c.execute(stmt, params).rowcount == 1:
+        if run(self._c, stmt, params).rowcount == 1:
             return True
         # No row yet (a new agent): create it; a concurrent first call may have just done so. Either way
         # the row now exists, and the same conditional update decides.
-        self._c.execute(
-            insert_ignore(self._c, agents, ["agent_id"]), {"agent_id": agent_id, **dict.fromkeys(_COUNTERS, 0)}
+        run(
+            self._c, insert_ignore(self._c, agents, ["agent_id"]), {"agent_id": agent_id, **dict.fromkeys(_COUNTERS, 0)}
         )
-        return self._c.execute(stmt, params).rowcount == 1
+        return run(self._c, stmt, params).rowcount == 1

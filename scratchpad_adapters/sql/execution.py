@@ -1,0 +1,83 @@
+"""Run prebuilt statements on the DBAPI cursor of the unit of work's connection.
+
+SQLAlchemy builds each statement once and compiles it once per dialect; this module runs the
+compiled SQL directly on the driver's cursor: about 8 µs a statement instead of about 70 µs
+through Connection.execute, which was most of a tool call's time. Only module-level statements
+belong here (they are cached by identity). Driver errors are wrapped as SQLAlchemy's DBAPIError,
+and a connection the driver reports as gone is invalidated, as Connection.execute would do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from sqlalchemy import Connection, exc
+from sqlalchemy.sql import Executable
+
+
+class Row(dict[str, Any]):
+    """A result row: a dict of column name to value, also readable as attributes."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class Rows:
+    def __init__(self, rows: list[Row], rowcount: int) -> None:
+        self.rows = rows
+        self.rowcount = rowcount
+
+    def __iter__(self) -> Iterator[Row]:
+        return iter(self.rows)
+
+    def first(self) -> Row | None:
+        return self.rows[0] if self.rows else None
+
+    def one(self) -> Row:
+        if len(self.rows) != 1:
+            raise exc.NoResultFound(f"expected one row, got {len(self.rows)}")
+        return self.rows[0]
+
+    def scalar(self) -> Any:
+        return next(iter(self.rows[0].values())) if self.rows else None
+
+    def scalars(self) -> list[Any]:
+        return [next(iter(row.values())) for row in self.rows]
+
+
+_compiled: dict[tuple[int, str, tuple[str, ...]], tuple[Executable, str, tuple[str, ...] | None, Any]] = {}
+
+
+def run(connection: Connection, statement: Executable, params: Mapping[str, Any]) -> Rows:
+    """Execute a module-level statement with these parameters inside the connection's transaction."""
+    dialect = connection.dialect
+    key = (id(statement), dialect.name, tuple(sorted(params)))
+    prepared = _compiled.get(key)
+    if prepared is None:
+        compiled = statement.compile(dialect=dialect, column_keys=list(params))  # type: ignore[attr-defined]
+        order = tuple(compiled.positiontup) if compiled.positional else None
+        prepared = _compiled[key] = (statement, compiled.string, order, compiled)
+    _, sql, order, compiled = prepared
+    values = compiled.construct_params(params)
+    args: Any = [values[name] for name in order] if order is not None else values
+    raw = connection.connection.dbapi_connection
+    assert raw is not None, "the unit of work holds a live connection"
+    cursor = raw.cursor()
+    try:
+        cursor.execute(sql, args)
+        names = [column[0] for column in cursor.description] if cursor.description else []
+        rows = [Row(zip(names, row, strict=True)) for row in cursor.fetchall()] if names else []
+        return Rows(rows, cursor.rowcount)
+    except dialect.loaded_dbapi.Error as error:
+        gone = dialect.is_disconnect(error, raw, cursor)
+        if gone:
+            connection.invalidate()
+        raise exc.DBAPIError.instance(
+            sql, args, error, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect
+        ) from error
+    finally:
+        cursor.close()
