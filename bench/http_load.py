@@ -29,17 +29,24 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx2
-from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from bench.common import code_version, markdown_table, note_line, percentile, reply_text, server_command
+from bench.common import (
+    code_version,
+    create_database,
+    drop_database,
+    markdown_table,
+    note_line,
+    percentile,
+    reply_text,
+    server_command,
+)
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 START_TIMEOUT = 90.0
@@ -60,22 +67,6 @@ LINES_PER_FILE = 60
 
 
 # --------------------------------------------------------------------------- database and servers
-
-
-def create_database(admin: str) -> str:
-    name = f"scratchpad_httpload_{uuid.uuid4().hex[:8]}"
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return make_url(admin).set(database=name).render_as_string(hide_password=False)
-
-
-def drop_database(admin: str, url: str) -> None:
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
-    engine.dispose()
 
 
 def free_port() -> int:
@@ -324,7 +315,7 @@ def main() -> None:
         admin = admin.set(drivername="postgresql+psycopg")
     admin_url = admin.render_as_string(hide_password=False)
     folder = Path(tempfile.mkdtemp(prefix="scratchpad-httpload-"))
-    database = create_database(admin_url)
+    database = create_database(admin_url, "scratchpad_httpload")
     replicas: list[Replica] = []
     try:
         agents = [f"load-{i:02}" for i in range(args.clients)]

@@ -15,12 +15,9 @@ import os
 import statistics
 import tempfile
 import time
-import uuid
 from multiprocessing.synchronize import Barrier
 
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
-
+from bench.common import create_database, drop_database
 from scratchpad_adapters import open_store
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
@@ -65,22 +62,6 @@ def run(url: str, operation: str, clients: int, seconds: float) -> tuple[float, 
     return len(latencies) / seconds, statistics.median(ordered) * 1000, p99 * 1000, errors
 
 
-def postgres_database(admin: str) -> str:
-    name = f"scratchpad_bench_{uuid.uuid4().hex[:8]}"
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with engine.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return make_url(admin).set(database=name).render_as_string(hide_password=False)
-
-
-def drop_database(admin: str, url: str) -> None:
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with engine.connect() as c:
-        c.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
-    engine.dispose()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--postgres", default=os.environ.get("SCRATCHPAD_TEST_POSTGRES_URL", DEFAULT_POSTGRES))
@@ -94,7 +75,11 @@ def main() -> None:
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for backend in args.backends:
         workdir = tempfile.mkdtemp(prefix="scratchpad-bench-")
-        url = f"sqlite:///{workdir}/bench.db" if backend == "sqlite" else postgres_database(args.postgres)
+        url = (
+            f"sqlite:///{workdir}/bench.db"
+            if backend == "sqlite"
+            else create_database(args.postgres, "scratchpad_bench")
+        )
         open_store(url).close()  # migrate once, before the clients start
         try:
             for operation in ("write", "append"):
