@@ -96,22 +96,17 @@ class CallRunner:
         read_only: bool,
         bytes_in: int = 0,
     ) -> CallToolResult:
-        """Run the call inline (one client at a time) or on a worker thread (concurrent clients)."""
-        run = functools.partial(self.run, tool, requested_agent, use_case, read_only=read_only, bytes_in=bytes_in)
-        return run() if self._inline else await anyio.to_thread.run_sync(run)
-
-    def run(
-        self,
-        tool: str,
-        requested_agent: str | None,
-        use_case: Callable[[str], Any],
-        *,
-        read_only: bool,
-        bytes_in: int = 0,
-    ) -> CallToolResult:
+        """Run one tool call: inline (stdio: one client at a time) or on a worker thread (HTTP)."""
         record = CallRecord(tool, uuid.uuid4().hex[:16], self._policy.caller(requested_agent), bytes_in=bytes_in)
         if requested_agent is not None and requested_agent != record.agent_id:
             record.extra["requested_agent"] = requested_agent
+        work = functools.partial(self._run, record, requested_agent, use_case, read_only)
+        return work() if self._inline else await anyio.to_thread.run_sync(work)
+
+    def _run(
+        self, record: CallRecord, requested_agent: str | None, use_case: Callable[[str], Any], read_only: bool
+    ) -> CallToolResult:
+        tool = record.tool
         started = time.perf_counter()
         try:
             agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
