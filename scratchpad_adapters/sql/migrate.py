@@ -44,23 +44,27 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database to `revision`; concurrent callers wait for each other and apply nothing twice."""
-    before = current_revision(engine)
-    _run(engine, lambda config: command.upgrade(config, revision))
-    after = current_revision(engine)
-    if after != before:
-        log.info("migrated the database from %s to %s", before or "empty", after,
-                 extra={"event": "migration", "from_revision": before, "to_revision": after})  # fmt: skip
+def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str | None]:
+    """Bring the database to `revision`; concurrent callers wait for each other and apply nothing twice.
+
+    Returns the revisions before and after, as seen under the migration lock (equal: nothing applied).
+    """
+    return _run(engine, lambda config: command.upgrade(config, revision))
 
 
-def downgrade(engine: Engine, revision: str) -> None:
-    _run(engine, lambda config: command.downgrade(config, revision))
+def downgrade(engine: Engine, revision: str) -> tuple[str | None, str | None]:
+    return _run(engine, lambda config: command.downgrade(config, revision))
 
 
-def _run(engine: Engine, step: Callable[[Config], None]) -> None:
+def _run(engine: Engine, step: Callable[[Config], None]) -> tuple[str | None, str | None]:
     config = alembic_config()
     with engine.begin() as connection:
         lock_for_migration(connection)
+        before = MigrationContext.configure(connection).get_current_revision()
         config.attributes["connection"] = connection
         step(config)
+        after = MigrationContext.configure(connection).get_current_revision()
+    if after != before:
+        log.info("migrated the database from %s to %s", before or "empty", after or "empty",
+                 extra={"event": "migration", "from_revision": before, "to_revision": after})  # fmt: skip
+    return before, after

@@ -56,3 +56,16 @@ def race_quota(url: str, barrier: Barrier, worker: int, kind: str, limits: dict[
             except QuotaExceeded:
                 refused += 1
     return accepted, refused
+
+
+def start_replica(url: str, barrier: Barrier) -> tuple[str | None, str | None]:
+    """Start as a replica does: open the database, which migrates it; return (before, after) revisions."""
+    from scratchpad_adapters.sql import migrate
+    from scratchpad_adapters.sql.dialect import make_engine
+
+    engine = make_engine(url)
+    try:
+        barrier.wait()
+        return migrate.upgrade(engine)
+    finally:
+        engine.dispose()

@@ -1,0 +1,46 @@
+"""Replicas starting together on an empty database: none fails, and the migrations are applied once."""
+
+from __future__ import annotations
+
+import multiprocessing
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import inspect, text
+
+from scratchpad_adapters.sql import migrate
+from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.tables import metadata
+from tests.concurrency import workers
+from tests.conftest import create_postgres_database, drop_postgres_database
+
+REPLICAS = 6
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'fresh.db'}"
+        return
+    url = create_postgres_database("scratchpad_start")
+    yield url
+    drop_postgres_database(url)
+
+
+def test_replicas_starting_together_migrate_once(empty_url: str) -> None:
+    context = multiprocessing.get_context("spawn")
+    with context.Manager() as manager, context.Pool(REPLICAS) as pool:
+        barrier = manager.Barrier(REPLICAS)
+        seen = pool.starmap(workers.start_replica, [(empty_url, barrier)] * REPLICAS)
+
+    head = migrate.head_revision()
+    assert all(after == head for _, after in seen)
+    befores = [before for before, _ in seen]
+    assert befores.count(None) == 1 and befores.count(head) == REPLICAS - 1  # one applied them, the rest found head
+    engine = make_engine(empty_url)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [head]
+        assert set(inspect(connection).get_table_names()) == set(metadata.tables) | {"alembic_version"}
+    engine.dispose()
