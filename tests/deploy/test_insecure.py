@@ -9,8 +9,16 @@ import anyio
 import httpx2
 import pytest
 
-from tests.deploy.conftest import START_TIMEOUT, TEST_TIMEOUT, connect, raw_call, raw_result, running, spawn, unique
+from tests.deploy.conftest import (
+    START_TIMEOUT,
+    TEST_TIMEOUT,
+    connect,
+    raw_call,
+    raw_result,
+    unique,
+)
 from tests.mcp.helpers import ok, refused
+from tests.servers import running, spawn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -16,16 +16,15 @@ import pytest
 from tests.deploy.conftest import (
     TEST_TIMEOUT,
     Key,
-    Server,
     connect,
     create_keys,
     raw_call,
     revoke_key,
-    running,
     stderr_lines,
     unique,
 )
 from tests.mcp.helpers import ok, refused
+from tests.servers import Server, running
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

@@ -14,9 +14,16 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from scratchpad_adapters.sql import migrate
-from tests.deploy.conftest import TEST_TIMEOUT, Team, connect, raw_call, running, unique
+from tests.deploy.conftest import (
+    TEST_TIMEOUT,
+    Team,
+    connect,
+    raw_call,
+    unique,
+)
 from tests.faults.tcp_proxy import TcpProxy
 from tests.mcp.helpers import ok, refused
+from tests.servers import running
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.postgres]
 

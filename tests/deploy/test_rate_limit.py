@@ -16,8 +16,15 @@ from scratchpad_adapters import open_backend
 from scratchpad_adapters.sql.keys import SqlRateLimiter
 from scratchpad_core.errors import RateLimited
 from tests.conftest import create_postgres_database, drop_postgres_database
-from tests.deploy.conftest import TEST_TIMEOUT, Server, connect, create_keys, running, text_of, unique
+from tests.deploy.conftest import (
+    TEST_TIMEOUT,
+    connect,
+    create_keys,
+    text_of,
+    unique,
+)
 from tests.mcp.helpers import check_error, ok
+from tests.servers import Server, running
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.postgres]
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +17,8 @@ from scratchpad_adapters import open_backend
 from scratchpad_mcp.http import build_app
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
-from tests.mcp.helpers import START_TIMEOUT, console_script, free_port, ok, refused, server_env
+from tests.mcp.helpers import START_TIMEOUT, ok, refused
+from tests.servers import Server, running
 
 pytestmark = pytest.mark.anyio
 
@@ -27,46 +26,16 @@ A = {"agent_id": "http-agent"}
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-class HttpServer:
-    def __init__(self, base: str, process: subprocess.Popen[bytes], db: Path, log: Path) -> None:
-        self.base, self.process, self.db, self.log = base, process, db, log
-
-    @property
-    def mcp_url(self) -> str:
-        return f"{self.base}/mcp"
-
-
-def wait_for_health(base: str, process: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"server exited: {log.read_text()}"
-        try:
-            if httpx2.get(f"{base}/health", timeout=2).status_code == 200:
-                return
-        except httpx2.TransportError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"no /health within {START_TIMEOUT}s: {log.read_text()}")
-
-
 @pytest.fixture(scope="module")
-def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     folder = tmp_path_factory.mktemp("http")
-    port, db, log = free_port(), folder / "http.db", folder / "stderr.txt"
-    env = server_env(MCP_TRANSPORT="http", PORT=str(port), SCRATCHPAD_AUTH="none", SCRATCHPAD_DB_PATH=str(db))
-    with log.open("wb") as errors:
-        process = subprocess.Popen([console_script()], env=env, stdin=subprocess.DEVNULL, stderr=errors)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for_health(base, process, log)
-        yield HttpServer(base, process, db, log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    env = {"SCRATCHPAD_AUTH": "none", "SCRATCHPAD_DB_PATH": str(folder / "http.db")}
+    with running(folder, {"http": env}) as servers:
+        yield servers["http"]
+
+
+def database_of(server: Server) -> Path:
+    return Path(server.env["SCRATCHPAD_DB_PATH"])
 
 
 def raw_call(url: str, tool: str, arguments: dict[str, Any], request_id: int = 1) -> httpx2.Response:
@@ -80,15 +49,15 @@ def raw_call(url: str, tool: str, arguments: dict[str, Any], request_id: int = 1
 
 
 @pytest.mark.slow
-def test_health(http_server: HttpServer) -> None:
+def test_health(http_server: Server) -> None:
     response = httpx2.get(f"{http_server.base}/health", timeout=10)
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
-    assert http_server.db.is_file()
+    assert database_of(http_server).is_file()
 
 
 @pytest.mark.slow
-async def test_tools_over_http(http_server: HttpServer) -> None:
+async def test_tools_over_http(http_server: Server) -> None:
     with anyio.fail_after(START_TIMEOUT):
         async with (
             httpx2.AsyncClient() as http,
@@ -113,7 +82,7 @@ async def test_tools_over_http(http_server: HttpServer) -> None:
 
 
 @pytest.mark.slow
-async def test_stateless_two_clients_see_the_same_data(http_server: HttpServer) -> None:
+async def test_stateless_two_clients_see_the_same_data(http_server: Server) -> None:
     agent = {"agent_id": "shared-agent"}
     with anyio.fail_after(START_TIMEOUT):
         async with (
@@ -130,7 +99,7 @@ async def test_stateless_two_clients_see_the_same_data(http_server: HttpServer) 
 
 
 @pytest.mark.slow
-def test_raw_post_without_initialize(http_server: HttpServer) -> None:
+def test_raw_post_without_initialize(http_server: Server) -> None:
     agent = {"agent_id": "raw-agent"}
     response = raw_call(http_server.mcp_url, "write_file", {**agent, "path": "r", "content": "raw"}, 7)
     assert response.status_code == 200
@@ -150,20 +119,20 @@ def test_raw_post_without_initialize(http_server: HttpServer) -> None:
 
 
 @pytest.mark.slow
-def test_foreign_host_header_is_refused(http_server: HttpServer) -> None:
+def test_foreign_host_header_is_refused(http_server: Server) -> None:
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     response = httpx2.post(http_server.mcp_url, json=body, headers={**MCP_HEADERS, "Host": "evil.example"}, timeout=30)
     assert response.status_code == 421
 
 
 @pytest.mark.slow
-def test_logs_are_json_lines_on_stderr(http_server: HttpServer) -> None:
+def test_logs_are_json_lines_on_stderr(http_server: Server) -> None:
     raw_call(http_server.mcp_url, "get_usage_stats", {"agent_id": "log-agent"})
-    lines = [json.loads(line) for line in http_server.log.read_text().splitlines() if line.strip()]
+    lines = [json.loads(line) for line in http_server.stderr().splitlines() if line.strip()]
     startup = next(line for line in lines if line.get("event") == "startup")
     assert startup["transport"] == "http"
-    assert startup["database"] == f"sqlite:///{http_server.db}"
-    assert f"sqlite:///{http_server.db}" in startup["message"]
+    assert startup["database"] == f"sqlite:///{database_of(http_server)}"
+    assert f"sqlite:///{database_of(http_server)}" in startup["message"]
     assert any(line.get("tool") == "get_usage_stats" and line.get("agent") == "log-agent" for line in lines)
 
 
