@@ -29,7 +29,6 @@ from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.mcp.helpers import console_script, server_env
 from tests.servers import Server, running
 
-START_TIMEOUT = 60.0  # seconds for a server to answer /health (starts take 3-6 s, more when the machine is busy)
 CLI_TIMEOUT = 120.0  # seconds for one `scratchpad-mcp keys ...` command
 CALL_TIMEOUT = 60.0  # httpx2 timeout for one request
 TEST_TIMEOUT = 240.0  # anyio.fail_after bound for one async test body

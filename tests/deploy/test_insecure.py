@@ -10,14 +10,13 @@ import httpx2
 import pytest
 
 from tests.deploy.conftest import (
-    START_TIMEOUT,
     TEST_TIMEOUT,
     connect,
     raw_call,
     raw_result,
     unique,
 )
-from tests.mcp.helpers import ok, refused
+from tests.mcp.helpers import START_TIMEOUT, ok, refused
 from tests.servers import running, spawn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
