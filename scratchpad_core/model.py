@@ -91,9 +91,6 @@ class UsageDelta:
     operations: int = 1
     bytes_saved: int = 0
 
-    def grows(self) -> bool:
-        return self.files > 0 or self.log_entries > 0 or self.bytes > 0
-
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
