@@ -103,6 +103,17 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return url
 
 
+@pytest.fixture(params=BACKENDS)
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A brand-new database with no tables at all: a SQLite file, or a Postgres database made for this test."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    url = create_postgres_database("scratchpad_empty")
+    yield url
+    drop_postgres_database(url)
+
+
 StoreFactory = Callable[..., Scratchpad]
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy import inspect, text
@@ -13,20 +11,9 @@ from scratchpad_adapters.sql import migrate
 from scratchpad_adapters.sql.dialect import make_engine
 from scratchpad_adapters.sql.tables import metadata
 from tests.concurrency import workers
-from tests.conftest import create_postgres_database, drop_postgres_database
 
 REPLICAS = 6
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'fresh.db'}"
-        return
-    url = create_postgres_database("scratchpad_start")
-    yield url
-    drop_postgres_database(url)
 
 
 def test_replicas_starting_together_migrate_once(empty_url: str) -> None:

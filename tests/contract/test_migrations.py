@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,20 +14,9 @@ from scratchpad_adapters import open_store
 from scratchpad_adapters.sql import migrate
 from scratchpad_adapters.sql.dialect import make_engine
 from scratchpad_adapters.sql.tables import metadata
-from tests.conftest import BACKENDS, FakeSummarizer, create_postgres_database, drop_postgres_database
+from tests.conftest import FakeSummarizer
 
 CORE_TABLES = {"agents", "files", "file_versions", "logs", "log_entries", "summaries"}
-
-
-@pytest.fixture(params=BACKENDS)
-def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A brand-new database with no tables at all."""
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'empty.db'}"
-        return
-    url = create_postgres_database("scratchpad_migrations")
-    yield url
-    drop_postgres_database(url)
 
 
 @pytest.fixture
