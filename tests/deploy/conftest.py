@@ -62,6 +62,13 @@ class Key:
     def headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.secret}"}
 
+    @property
+    def random_part(self) -> str:
+        """The secret without its public `spk_<id>_` head (the random part may itself contain `_`)."""
+        head = f"spk_{self.id}_"
+        assert self.secret.startswith(head), self.secret
+        return self.secret.removeprefix(head)
+
 
 def cli(database: str, *args: str) -> subprocess.CompletedProcess[str]:
     """Run `scratchpad-mcp --database URL ARGS...`; fails the test on a non-zero exit."""
