@@ -1,4 +1,5 @@
-"""Shared by the benchmarks: realistic test content, request/reply sizes, percentiles, Markdown tables."""
+"""Shared by the benchmarks (and the tests that drive real processes): realistic test content,
+request/reply sizes, percentiles, Markdown tables, Postgres databases and server processes."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import json
 import math
 import random
 import shutil
+import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -180,7 +184,7 @@ def create_database(admin_url: str, prefix: str) -> str:
     from sqlalchemy import create_engine, text
     from sqlalchemy.engine import make_url
 
-    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
     engine = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with engine.connect() as connection:
         connection.execute(text(f'CREATE DATABASE "{name}"'))
@@ -196,3 +200,55 @@ def drop_database(admin_url: str, url: str) -> None:
     with engine.connect() as connection:
         connection.execute(text(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)'))
     engine.dispose()
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@dataclass
+class ServerProcess:
+    """One `scratchpad-mcp` process serving HTTP on 127.0.0.1:port, its stderr going to `log`."""
+
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.base}/mcp"
+
+    def stderr(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace")
+
+    def wait_healthy(self, timeout: float) -> None:
+        import httpx2
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}: {self.stderr()[-4000:]}")
+            try:
+                if httpx2.get(f"{self.base}/health", timeout=5).status_code == 200:
+                    return
+            except httpx2.TransportError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError(f"{self.name}: no /health within {timeout}s: {self.stderr()[-4000:]}")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()

@@ -24,7 +24,6 @@ import json
 import multiprocessing
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,9 +37,11 @@ import httpx2
 from sqlalchemy.engine import make_url
 
 from bench.common import (
+    ServerProcess,
     code_version,
     create_database,
     drop_database,
+    free_port,
     markdown_table,
     note_line,
     percentile,
@@ -69,51 +70,13 @@ LINES_PER_FILE = 60
 # --------------------------------------------------------------------------- database and servers
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @dataclass
-class Replica:
-    name: str
-    port: int
-    process: subprocess.Popen[bytes]
-    log: Path
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/mcp"
-
+class Replica(ServerProcess):
     def rss_kib(self) -> int:
         for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
         raise RuntimeError(f"no VmRSS for {self.process.pid}")
-
-    def wait_healthy(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"{self.name} exited: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx2.get(f"http://127.0.0.1:{self.port}/health", timeout=5).status_code == 200:
-                    return
-            except httpx2.TransportError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError(f"{self.name}: no /health within {START_TIMEOUT}s")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 def start_replica(name: str, database: str, folder: Path, extra: dict[str, str]) -> Replica:
@@ -322,7 +285,7 @@ def main() -> None:
         secrets = create_keys(database, agents)
         replicas = [start_replica(f"replica-{n + 1}", database, folder, extra) for n in range(args.replicas)]
         for replica in replicas:
-            replica.wait_healthy()
+            replica.wait_healthy(START_TIMEOUT)
         rss_start = [r.rss_kib() for r in replicas]
 
         context = multiprocessing.get_context("spawn")
@@ -331,7 +294,7 @@ def main() -> None:
         measure_from = begin + args.warmup
         stop_at = measure_from + args.seconds
         groups = [list(range(args.clients))[p :: args.client_processes] for p in range(args.client_processes)]
-        urls = [r.url for r in replicas]
+        urls = [r.mcp_url for r in replicas]
         processes = [
             context.Process(target=client_process, args=(group, urls, secrets, measure_from, stop_at, queue))
             for group in groups

@@ -8,15 +8,15 @@ tests are skipped with that reason.
 from __future__ import annotations
 
 import os
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
+from bench.common import create_database, drop_database
 from scratchpad_adapters import open_store
 from scratchpad_adapters.sql import migrate
 from scratchpad_adapters.sql.dialect import make_engine
@@ -56,22 +56,13 @@ def create_postgres_database(prefix: str = "scratchpad_test") -> str:
     admin = postgres_admin_url()
     if admin is None:
         pytest.skip(f"{POSTGRES_ENV} is not set; Postgres tests need a server that lets them create databases")
-    name = f"{prefix}_{uuid.uuid4().hex[:10]}"
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return make_url(admin).set(database=name).render_as_string(hide_password=False)
+    return create_database(admin, prefix)
 
 
 def drop_postgres_database(url: str) -> None:
     admin = postgres_admin_url()
     assert admin is not None
-    name = make_url(url).database
-    engine = create_engine(admin, isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    engine.dispose()
+    drop_database(admin, url)
 
 
 @pytest.fixture(scope="session")

@@ -4,58 +4,22 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import httpx2
-
-from tests.mcp.helpers import START_TIMEOUT, console_script, free_port, server_env
+from bench.common import ServerProcess, free_port
+from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 
 
 @dataclass
-class Server:
-    """One `scratchpad-mcp` process serving HTTP on 127.0.0.1:port; its stderr goes to `log`."""
+class Server(ServerProcess):
+    """A server process with the environment it was started with."""
 
-    name: str
-    port: int
-    process: subprocess.Popen[bytes]
-    log: Path
     env: dict[str, str] = field(repr=False)
 
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def mcp_url(self) -> str:
-        return f"{self.base}/mcp"
-
-    def stderr(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
     def wait_healthy(self, timeout: float = START_TIMEOUT) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"{self.name} exited with {self.process.returncode}: {self.stderr()}")
-            try:
-                if httpx2.get(f"{self.base}/health", timeout=5).status_code == 200:
-                    return
-            except httpx2.TransportError:
-                pass
-            time.sleep(0.2)
-        raise AssertionError(f"{self.name}: no /health within {timeout}s: {self.stderr()}")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        super().wait_healthy(timeout)
 
 
 def spawn(folder: Path, name: str, env: Mapping[str, str], *, port: int | None = None) -> Server:

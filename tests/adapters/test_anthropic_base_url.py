@@ -42,7 +42,7 @@ def test_max_retries_zero_sends_one_request(env_points_at: FakeAnthropic) -> Non
 
 
 def test_unreachable_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tests.mcp.helpers import free_port
+    from bench.common import free_port
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{free_port()}")

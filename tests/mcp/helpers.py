@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -79,13 +78,6 @@ def server_env(*, drop: tuple[str, ...] = (), **values: str) -> dict[str, str]:
     }
     env.update(values)
     return env
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def long_text(chars: int = 9000) -> str:
