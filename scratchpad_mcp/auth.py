@@ -12,6 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from scratchpad_core.errors import AccessDenied
 from scratchpad_core.keys import ApiKeys
 
+from .calls import clipped
 from .metrics import Metrics
 
 log = logging.getLogger("scratchpad.auth")
@@ -50,7 +51,7 @@ class KeyedCaller:
             raise AccessDenied("This call needs an API key (Authorization: Bearer <key>).")
         if requested is not None and requested != token.subject:
             raise AccessDenied(
-                f"This API key belongs to agent {token.subject!r}, not {requested!r}; nothing was run. "
+                f"This API key belongs to agent {token.subject!r}, not {clipped(requested)!r}; nothing was run. "
                 "Omit agent_id, or pass the key's own agent."
             )
         if not read_only and WRITE_SCOPE not in token.scopes:
@@ -58,22 +59,34 @@ class KeyedCaller:
         return token.subject
 
 
-class MissingKeyLogger:
-    """Logs and counts requests to the MCP endpoint that arrive without any Authorization header."""
+class UncheckedKeyLogger:
+    """Logs and counts the 401s the SDK gives before any key is checked: no Authorization header, or one that is
+    not `Bearer <key>` (KeyVerifier logs the keys it does check)."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
         self._metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or any(name == b"authorization" for name, _ in scope["headers"]):
+        reason = unchecked_reason(scope)
+        if reason is None:
             await self.app(scope, receive, send)
             return
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 401:
-                self._metrics.auth_failure("missing")
-                log.warning("auth failure: no key", extra={"event": "auth_failure", "reason": "missing"})
+                self._metrics.auth_failure(reason)
+                log.warning("auth failure: %s key", reason, extra={"event": "auth_failure", "reason": reason})
             await send(message)
 
         await self.app(scope, receive, watch)
+
+
+def unchecked_reason(scope: Scope) -> str | None:
+    """Why the SDK will refuse this request without asking KeyVerifier, or None when it will ask (or it is not HTTP)."""
+    if scope["type"] != "http":
+        return None
+    values = [value for name, value in scope["headers"] if name == b"authorization"]
+    if not values:
+        return "missing"
+    return None if values[0].lower().startswith(b"bearer ") else "malformed"

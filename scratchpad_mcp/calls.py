@@ -20,9 +20,15 @@ from .replies import failure, success
 
 log = logging.getLogger("scratchpad.calls")
 
+MAX_LOGGED_CHARS = 128  # caller-supplied names (agent ids, tool names) are clipped to this in logs and replies
 INTERNAL_ERROR = (
     "The call failed inside the server; the details are in the server's log. Retry, and report it if it persists."
 )
+
+
+def clipped(value: str, limit: int = MAX_LOGGED_CHARS) -> str:
+    """A caller-supplied string cut to a size fit for one log field or one line of an error."""
+    return value if len(value) <= limit else f"{value[:limit]}… ({len(value):,} characters)"
 
 
 class CallerPolicy(Protocol):
@@ -99,9 +105,21 @@ class CallRunner:
         """Run one tool call: inline (stdio: one client at a time) or on a worker thread (HTTP)."""
         record = CallRecord(tool, uuid.uuid4().hex[:16], self._policy.caller(requested_agent), bytes_in=bytes_in)
         if requested_agent is not None and requested_agent != record.agent_id:
-            record.extra["requested_agent"] = requested_agent
+            record.extra["requested_agent"] = clipped(requested_agent)
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
         return work() if self._inline else await anyio.to_thread.run_sync(work)
+
+    def rejected(self, tool: str, requested_agent: object, outcome: str, *, known_tool: bool) -> None:
+        """Log and count a call the SDK refused before it reached its tool (unknown tool, invalid arguments)."""
+        requested = requested_agent if isinstance(requested_agent, str) else None
+        record = CallRecord(tool if known_tool else "(unknown)", uuid.uuid4().hex[:16], None, outcome=outcome)
+        record.agent_id = self._policy.caller(requested)
+        if record.agent_id is not None:
+            record.agent_id = clipped(record.agent_id)
+        if not known_tool:
+            record.extra["requested_tool"] = clipped(tool)
+        for observer in self._observers:
+            observer.after(record)
 
     def _run(
         self, record: CallRecord, requested_agent: str | None, use_case: Callable[[str], Any], read_only: bool

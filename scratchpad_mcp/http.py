@@ -16,7 +16,7 @@ from starlette.routing import Mount, Route
 
 from scratchpad_adapters.factory import Backend
 
-from .auth import KeyedCaller, KeyVerifier, MissingKeyLogger
+from .auth import KeyedCaller, KeyVerifier, UncheckedKeyLogger
 from .calls import CallObserver, CallRunner, RateLimit, TrustedCaller
 from .logs import CallLogger
 from .metrics import Metrics
@@ -91,7 +91,7 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         Route("/health", health, methods=["GET"]),
         Route("/ready", ready, methods=["GET"]),
         Route("/metrics", prometheus, methods=["GET"]),
-        Mount("/", app=MissingKeyLogger(mcp_app, metrics) if keyed else mcp_app),
+        Mount("/", app=UncheckedKeyLogger(mcp_app, metrics) if keyed else mcp_app),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -14,6 +15,8 @@ from scratchpad_core.limits import Limits
 Transport = Literal["stdio", "http"]
 AuthMode = Literal["keys", "none"]
 LogFormat = Literal["json", "text"]
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+MAX_RATE_LIMIT = 1_000_000.0
 
 _LIMIT_VARIABLES = {
     "SCRATCHPAD_MAX_FILE_BYTES": "max_file_bytes",
@@ -70,8 +73,8 @@ class Settings:
             public_url=(env.get("SCRATCHPAD_PUBLIC_URL") or "").rstrip("/"),
             allowed_hosts=tuple(h.strip() for h in env.get("SCRATCHPAD_ALLOWED_HOSTS", "").split(",") if h.strip()),
             rate_limit=rate,
-            rate_burst=_int(env, "SCRATCHPAD_RATE_BURST", max(1, int(rate * 2)) if rate else 0),
-            log_level=(env.get("SCRATCHPAD_LOG_LEVEL") or "INFO").upper(),
+            rate_burst=_int(env, "SCRATCHPAD_RATE_BURST", max(1, int(rate * 2)) if rate else 0, low=1 if rate else 0),
+            log_level=_choice(env, "SCRATCHPAD_LOG_LEVEL", LOG_LEVELS, "info").upper(),
             log_format=_choice(  # type: ignore[arg-type]
                 env, "SCRATCHPAD_LOG_FORMAT", ("json", "text"), "json" if transport == "http" else "text"
             ),
@@ -113,8 +116,10 @@ def _float(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise SettingsError(f"{name}={raw!r} is not a number.") from None
-    if value < 0:
-        raise SettingsError(f"{name} must be 0 (off) or a positive number of calls per second.")
+    if not math.isfinite(value) or not 0 <= value <= MAX_RATE_LIMIT:
+        raise SettingsError(
+            f"{name}={raw!r} is out of range: use 0 (off) or a number of calls per second up to {MAX_RATE_LIMIT:,.0f}."
+        )
     return value
 
 

@@ -11,15 +11,19 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
 import pytest
 
 from tests.deploy.conftest import (
+    CALL_TIMEOUT,
+    MCP_HEADERS,
     TEST_TIMEOUT,
     Key,
     connect,
     create_keys,
     raw_call,
     revoke_key,
+    rpc_body,
     stderr_lines,
     unique,
 )
@@ -199,3 +203,52 @@ def test_a_malformed_http_request_is_logged_as_json(audited: Logged) -> None:
         except ValueError:
             not_json.append(raw)
     assert not_json == [], f"non-JSON lines on stderr: {not_json}"
+
+
+async def test_calls_refused_before_their_tool_runs_are_logged_and_counted(audited: Logged) -> None:
+    """Invalid arguments and unknown tools get one tool_call line each, and a clipped name when it is huge."""
+    key, _ = audited.keys
+    server = audited.server
+    long_agent = "Q" * 5000 + "\nFAKE LOG LINE"
+    with anyio.fail_after(TEST_TIMEOUT):
+        async with connect(server.mcp_url, key.secret) as client:
+            invalid = await refused(client, "write_file", {"path": "p.md", "content": 123})
+            unknown = await refused(client, "no_such_tool_" + "z" * 3000, {})
+            mismatched = await refused(client, "get_usage_stats", {"agent_id": long_agent})
+    assert invalid.startswith("Invalid arguments for write_file: content: Input should be a valid string")
+    assert unknown.startswith("Unknown tool: 'no_such_tool_zzz") and len(unknown) < 300
+    assert "FAKE LOG LINE" not in mismatched and len(mismatched) < 400
+
+    def logged_all(lines: list[dict[str, Any]]) -> bool:
+        outcomes = [line.get("outcome") for line in lines]
+        return "invalid_arguments" in outcomes and "unknown_tool" in outcomes and long_agent[:100] in str(lines)
+
+    lines = await anyio.to_thread.run_sync(wait_for_lines, server, logged_all)
+    by_outcome = {line["outcome"]: line for line in lines if line.get("event") == "tool_call"}
+    assert by_outcome["invalid_arguments"]["tool"] == "write_file"
+    assert by_outcome["invalid_arguments"]["agent"] == key.agent
+    assert by_outcome["unknown_tool"]["tool"] == "(unknown)"
+    assert len(by_outcome["unknown_tool"]["requested_tool"]) < 200
+    denied = [line for line in lines if (line.get("outcome"), line.get("tool")) == ("access_denied", "get_usage_stats")]
+    assert len(denied[-1]["requested_agent"]) < 200
+    assert "FAKE LOG LINE" not in server.stderr()
+
+    metrics = httpx2.get(f"{server.base}/metrics", timeout=30).text
+    assert 'scratchpad_tool_calls_total{outcome="invalid_arguments",tool="write_file"} 1.0' in metrics
+    assert 'scratchpad_tool_calls_total{outcome="unknown_tool",tool="(unknown)"} 1.0' in metrics
+    assert "zzz" not in metrics
+
+
+def test_authorization_headers_that_are_no_bearer_key_are_logged_and_counted(audited: Logged) -> None:
+    server = audited.server
+    before = httpx2.get(f"{server.base}/metrics", timeout=30).text
+    assert 'scratchpad_auth_failures_total{reason="malformed"}' not in before
+    for header in ("Basic Zm9vOmJhcg==", "Bearer", "Token abc"):
+        headers = {**MCP_HEADERS, "Authorization": header}
+        response = httpx2.post(server.mcp_url, json=rpc_body("list_files", {}), headers=headers, timeout=CALL_TIMEOUT)
+        assert response.status_code == 401
+    lines = wait_for_lines(server, lambda ls: sum(line.get("reason") == "malformed" for line in ls) >= 3)
+    assert sum(line.get("reason") == "malformed" for line in lines) == 3
+    after = httpx2.get(f"{server.base}/metrics", timeout=30).text
+    assert 'scratchpad_auth_failures_total{reason="malformed"} 3.0' in after
+    assert "Zm9vOmJhcg" not in server.stderr()

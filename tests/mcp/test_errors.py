@@ -147,19 +147,22 @@ async def test_byte_and_log_entry_quotas(make_pad: PadFactory) -> None:
 @pytest.mark.parametrize(
     ("tool", "args", "rule"),
     [
-        ("read_file", {**A, "path": "p", "since_version": "zz"}, "since_version\n  Input should be a valid integer"),
-        ("write_file", {**A, "path": "p", "content": 123}, "content\n  Input should be a valid string"),
-        ("write_file", {**A, "path": "p"}, "content\n  Field required"),
-        ("write_file", {"path": "p", "content": "x"}, "agent_id\n  Field required"),
-        ("read_file", A, "path\n  Field required"),
-        ("get_usage_stats", {}, "agent_id\n  Field required"),
-        ("append_log", {**A, "path": "p", "entry": ["x"]}, "entry\n  Input should be a valid string"),
-        ("read_log", {**A, "path": "p", "since_entry": 1.5}, "since_entry\n  Input should be a valid integer"),
+        ("read_file", {**A, "path": "p", "since_version": "zz"}, "since_version: Input should be a valid integer"),
+        ("write_file", {**A, "path": "p", "content": 123}, "content: Input should be a valid string"),
+        ("write_file", {**A, "path": "p"}, "content: Field required"),
+        ("write_file", {"path": "p", "content": "x"}, "agent_id: Field required"),
+        ("read_file", A, "path: Field required"),
+        ("get_usage_stats", {}, "agent_id: Field required"),
+        ("append_log", {**A, "path": "p", "entry": ["x"]}, "entry: Input should be a valid string"),
+        ("read_log", {**A, "path": "p", "since_entry": 1.5}, "since_entry: Input should be a valid integer"),
     ],
 )
 async def test_wrong_argument_types(client: Client, tool: str, args: dict[str, Any], rule: str) -> None:
     await ok(client, "write_file", {**A, "path": "p", "content": "kept"})
-    await assert_refused_changes_nothing(client, tool, args, rule)
+    message = await assert_refused_changes_nothing(client, tool, args, rule)
+    assert message.startswith(f"Invalid arguments for {tool}: ")
+    assert message.endswith("Nothing was run; fix the arguments and retry.")
+    assert "pydantic" not in message and "\n" not in message
     assert (await ok(client, "read_file", {**A, "path": "p"}))["content"] == "kept"
 
 
@@ -187,5 +190,7 @@ async def test_unexpected_exception_gives_a_generic_error(
 
 
 async def test_unknown_tool(client: Client) -> None:
-    assert await refused(client, "rm_rf", A) == "Unknown tool: rm_rf"
+    assert await refused(client, "rm_rf", A) == "Unknown tool: 'rm_rf'. List the tools to see what this server offers."
     assert (await ok(client, "get_usage_stats", A))["agent_id"] == "a"
+    message = await refused(client, "x" * 5000, A)
+    assert len(message) < 300 and "(5,000 characters)" in message

@@ -115,13 +115,34 @@ def test_database_url_wins_over_db_path(tmp_path: Path) -> None:
         ("SCRATCHPAD_AUTH", "maybe"),
         ("SCRATCHPAD_RATE_LIMIT", "fast"),
         ("SCRATCHPAD_RATE_LIMIT", "-2"),
+        ("SCRATCHPAD_RATE_LIMIT", "nan"),
+        ("SCRATCHPAD_RATE_LIMIT", "inf"),
+        ("SCRATCHPAD_RATE_LIMIT", "1e400"),
+        ("SCRATCHPAD_RATE_LIMIT", "2000000"),
         ("SCRATCHPAD_LOG_FORMAT", "xml"),
+        ("SCRATCHPAD_LOG_LEVEL", "bogus"),
+        ("SCRATCHPAD_LOG_LEVEL", "10"),
     ],
 )
 def test_invalid_values_raise_settings_error_naming_the_variable(variable: str, value: str) -> None:
     with pytest.raises(SettingsError) as raised:
         Settings.from_env({variable: value})
     assert variable in str(raised.value)
+
+
+def test_a_burst_below_one_call_is_refused_when_rate_limiting() -> None:
+    # A bucket that holds less than one call would refuse every call after the first, forever.
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({"SCRATCHPAD_RATE_LIMIT": "1", "SCRATCHPAD_RATE_BURST": "0"})
+    assert "SCRATCHPAD_RATE_BURST" in str(raised.value)
+    assert Settings.from_env({"SCRATCHPAD_RATE_LIMIT": "1", "SCRATCHPAD_RATE_BURST": "1"}).rate_burst == 1
+    assert Settings.from_env({"SCRATCHPAD_RATE_LIMIT": "2.5"}).rate_burst == 5
+
+
+def test_log_levels_are_case_insensitive() -> None:
+    assert Settings.from_env({"SCRATCHPAD_LOG_LEVEL": "debug"}).log_level == "DEBUG"
+    assert Settings.from_env({"SCRATCHPAD_LOG_LEVEL": "Warning"}).log_level == "WARNING"
+    assert Settings.from_env({}).log_level == "INFO"
 
 
 @pytest.mark.anyio
@@ -138,7 +159,15 @@ async def test_max_file_bytes_takes_effect_end_to_end_in_process(tmp_path: Path)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("variable", "value"), [("PORT", "http"), ("SCRATCHPAD_MAX_FILE_BYTES", "0")])
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("PORT", "http"),
+        ("SCRATCHPAD_MAX_FILE_BYTES", "0"),
+        ("SCRATCHPAD_LOG_LEVEL", "bogus"),
+        ("SCRATCHPAD_RATE_LIMIT", "nan"),
+    ],
+)
 def test_the_command_reports_an_invalid_setting_without_a_traceback(tmp_path: Path, variable: str, value: str) -> None:
     env = server_env(SCRATCHPAD_DB_PATH=str(tmp_path / "s.db"))
     env[variable] = value
