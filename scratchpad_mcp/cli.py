@@ -10,6 +10,7 @@ import sys
 from collections.abc import Sequence
 
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
@@ -90,20 +91,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"scratchpad-mcp: invalid setting: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, settings.log_format)
+    serving = args.command in (None, "serve")
     try:
-        if args.command in (None, "serve"):
+        if serving:
             return serve(settings)
         if args.command == "keys":
             return keys_cli.run(args, settings.database_url)
         return admin.run(args, settings.database_url)
-    except SettingsError as error:
-        print(f"scratchpad-mcp: {error}", file=sys.stderr)
-        return 2
-    except ScratchpadError as error:
-        print(f"scratchpad-mcp: {error}", file=sys.stderr)
-        return 1
+    except (SettingsError, ScratchpadError, DBAPIError) as error:
+        message = database_failure(error, settings.database_url) if isinstance(error, DBAPIError) else str(error)
+        if serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start
+            log.error("scratchpad-mcp cannot start: %s", message, extra={"event": "startup_failed"})
+        else:
+            print(f"scratchpad-mcp: {message}", file=sys.stderr)
+        return 2 if isinstance(error, SettingsError) else 1
     except KeyboardInterrupt:
         return 130
+
+
+def database_failure(error: DBAPIError, url: str) -> str:
+    """A driver error met before serving (no such server, bad credentials, unwritable file), on one line."""
+    reason = (str(error.orig).strip().splitlines() or [type(error.orig).__name__])[0]
+    return (
+        f"cannot use the database {safe_url(url)}: {reason}. Check SCRATCHPAD_DATABASE_URL (or --database) "
+        "and that the database is up and reachable."
+    )
 
 
 def entry_point() -> None:

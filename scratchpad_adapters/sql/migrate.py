@@ -11,11 +11,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 from alembic.config import Config
+from alembic.util.exc import CommandError
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
 from alembic import command
+
+from scratchpad_core.errors import StorageError
 
 from .dialect import lock_for_migration
 
@@ -62,7 +65,14 @@ def _run(engine: Engine, step: Callable[[Config], None]) -> tuple[str | None, st
         lock_for_migration(connection)
         before = MigrationContext.configure(connection).get_current_revision()
         config.attributes["connection"] = connection
-        step(config)
+        try:
+            step(config)
+        except CommandError as error:
+            raise StorageError(
+                f"Cannot migrate the database from revision {before!r}: {error}. A revision this version of "
+                "scratchpad does not know was probably made by a newer version: upgrade scratchpad-mcp, or use "
+                "another database."
+            ) from error
         after = MigrationContext.configure(connection).get_current_revision()
     if after != before:
         log.info("migrated the database from %s to %s", before or "empty", after or "empty",
