@@ -11,13 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 from alembic.config import Config
-from alembic.util.exc import CommandError
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
+from alembic.util.exc import CommandError
 from sqlalchemy import Engine
 
 from alembic import command
-
 from scratchpad_core.errors import StorageError
 
 from .dialect import lock_for_migration
