@@ -21,9 +21,27 @@ class Edit:
     replacements: int = 1
 
 
+def newline_of(content: str) -> str | None:
+    """The file's line ending, judged by its first line: '\\r\\n', '\\n', or None when it has no line break yet."""
+    end = content.find("\n")
+    if end < 0:
+        return None
+    return "\r\n" if end > 0 and content[end - 1] == "\r" else "\n"
+
+
+def with_newline(text: str, newline: str | None) -> str:
+    """Text given the file's line endings, so that an edit never leaves a file with mixed ones."""
+    if newline == "\r\n":
+        return re.sub(r"(?<!\r)\n", "\r\n", text)
+    if newline == "\n":
+        return text.replace("\r\n", "\n")
+    return text
+
+
 def replace(content: str, old: str, new: str, replace_all: bool = False) -> Edit:
     if old == "":
         raise InvalidInput("Invalid old_str: it must not be empty. To add text, use insert_lines.")
+    new = with_newline(new, newline_of(content))
     if old == new:
         raise InvalidInput("Invalid edit: old_str and new_str are identical, so there is nothing to change.")
     count = content.count(old)
@@ -51,13 +69,16 @@ def insert(content: str, line: int, text: str) -> Edit:
     if line == -1:
         line = len(lines)
     if not 0 <= line <= len(lines):
+        if not lines:
+            raise InvalidInput(f"Invalid line {line}: the file is empty; use 0 or -1 to insert into it.")
+        count = "1 line" if len(lines) == 1 else f"{len(lines):,} lines"
         raise InvalidInput(
-            f"Invalid line {line}: the file has {len(lines)} lines; use 0 for the top, "
+            f"Invalid line {line}: the file has {count}; use 0 for the top, "
             f"1..{len(lines)} to insert after that line, or -1 for the end."
         )
-    newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    if newline == "\r\n":
-        text = re.sub(r"(?<!\r)\n", "\r\n", text)
+    newline = newline_of(content)
+    text = with_newline(text, newline)
+    newline = newline or "\n"
     added = split_keepends(text)
     if not added[-1].endswith("\n"):
         added[-1] += newline

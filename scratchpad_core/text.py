@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 SNIPPET_CONTEXT = 1
 SNIPPET_LINE_CHARS = 160
+SNIPPET_END_ROWS = 4  # a longer snippet keeps this many rows at each end and says how many it leaves out
 
 
 def split_keepends(text: str) -> list[str]:
@@ -34,7 +35,16 @@ def clip(line: str, limit: int = SNIPPET_LINE_CHARS) -> str:
 
 
 def numbered(lines: Sequence[str], first: int, last: int, context: int = SNIPPET_CONTEXT) -> str:
-    """Lines first..last (1-based, inclusive) plus `context` on each side, as 'N\\tline' rows."""
+    """Lines first..last (1-based, inclusive) plus `context` on each side, as 'N\\tline' rows.
+
+    Bounded whatever the change: a long run of lines keeps SNIPPET_END_ROWS rows at each end, and one
+    '…' row in between says how many lines it leaves out.
+    """
     lo = max(1, first - context)
     hi = min(len(lines), max(last, first - 1) + context)
-    return "\n".join(f"{n}\t{clip(lines[n - 1])}" for n in range(lo, hi + 1))
+    rows = list(range(lo, hi + 1))
+    if len(rows) > 2 * SNIPPET_END_ROWS + 1:
+        left_out = len(rows) - 2 * SNIPPET_END_ROWS
+        shown = [*rows[:SNIPPET_END_ROWS], 0, *rows[-SNIPPET_END_ROWS:]]
+        return "\n".join(f"…\t({left_out:,} more lines)" if n == 0 else f"{n}\t{clip(lines[n - 1])}" for n in shown)
+    return "\n".join(f"{n}\t{clip(lines[n - 1])}" for n in rows)

@@ -169,7 +169,7 @@ def build_server(
         old_str: Annotated[
             str, Field(description="Exact text to replace, unique in the file (copy whitespace exactly).")
         ],
-        new_str: Annotated[str, Field(description="Replacement text.")],
+        new_str: Annotated[str, Field(description="Replacement text (it takes the file's line endings).")],
         replace_all: Annotated[bool, Field(description="Replace every occurrence instead of exactly one.")] = False,
         expected_version: ExpectedArg = None,
     ) -> Annotated[CallToolResult, r.EditResult]:
@@ -191,7 +191,8 @@ def build_server(
         text: Annotated[str, Field(description="The lines to insert.")],
         expected_version: ExpectedArg = None,
     ) -> Annotated[CallToolResult, r.EditResult]:
-        """Insert text as whole lines after a line number; line=-1 appends to the end (e.g. to a notes file)."""
+        """Insert text as whole lines after a line number; line=-1 appends to the end (e.g. to a notes file, which
+        line 0 or -1 creates if it does not exist yet)."""
         return await runner.call(
             "insert_lines",
             agent_id,

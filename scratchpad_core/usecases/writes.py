@@ -52,8 +52,15 @@ class FileWrites(UseCaseBase):
     def insert_lines(
         self, agent_id: str, path: str, line: int, text: str, expected_version: int | None = None
     ) -> EditResult:
-        """Insert text as whole lines after `line` (0: top, -1: end)."""
-        return self._edit(agent_id, path, expected_version, utf8_len(text), lambda c: editing.insert(c, line, text))
+        """Insert text as whole lines after `line` (0: top, -1: end); at 0 or -1 a missing file is created."""
+        return self._edit(
+            agent_id,
+            path,
+            expected_version,
+            utf8_len(text),
+            lambda c: editing.insert(c, line, text),
+            create_missing=line in (0, -1),
+        )
 
     def restore_version(
         self, agent_id: str, path: str, version: int, expected_version: int | None = None
@@ -98,20 +105,28 @@ class FileWrites(UseCaseBase):
         expected_version: int | None,
         request_bytes: int,
         change: Callable[[str], editing.Edit],
+        *,
+        create_missing: bool = False,
     ) -> EditResult:
         agent_id, path = checked(agent_id, path)
         check_expected(expected_version)
 
         def work(uow: UnitOfWork) -> EditResult:
-            record = require_file(uow.files.lock(agent_id, path), path)
-            if expected_version is not None and expected_version != record.current_version:
-                raise VersionConflict(path, expected_version, record.current_version)
-            current = uow.files.get_version(record.id, record.current_version)
-            assert current is not None, "the head version is always retained"
-            edit = change(current.content)
+            record = uow.files.lock(agent_id, path)
+            if not create_missing:
+                record = require_file(record, path)
+            version = record.current_version if record else 0
+            if expected_version is not None and expected_version != version:
+                raise VersionConflict(path, expected_version, version)
+            content = ""
+            if record is not None and version > 0:
+                current = uow.files.get_version(record.id, version)
+                assert current is not None, "the head version is always retained"
+                content = current.content
+            edit = change(content)
             check_content_size(edit.content, self.limits)
             saved = max(0, utf8_len(edit.content) - request_bytes)
-            head = self._commit(uow, agent_id, path, edit.content, record.current_version, saved=saved)
+            head = self._commit(uow, agent_id, path, edit.content, version, saved=saved, create=version == 0)
             snippet = numbered(split_keepends(edit.content), edit.first_line, edit.last_line)
             replacements = edit.replacements if edit.replacements > 1 else None
             return EditResult(path, head.version, head.bytes, snippet, replacements)

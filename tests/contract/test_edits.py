@@ -35,6 +35,24 @@ def test_edit_snippet_is_never_the_whole_file(store: Scratchpad) -> None:
     assert result.bytes_written == len(MANY) - len("line100\n") + len("EDITED\nTWICE\n")
 
 
+def test_snippets_of_long_changes_are_bounded(store: Scratchpad) -> None:
+    """A change of many lines shows its ends and says how many lines it leaves out, not every line."""
+    store.write_file(A, "notes.md", "start\n")
+    appended = "".join(f"entry {i}\n" for i in range(1, 20_001))
+
+    inserted = store.insert_lines(A, "notes.md", -1, appended)
+
+    assert inserted.snippet == (
+        "1\tstart\n2\tentry 1\n3\tentry 2\n4\tentry 3\n…\t(19,993 more lines)\n"
+        "19998\tentry 19997\n19999\tentry 19998\n20000\tentry 19999\n20001\tentry 20000"
+    )
+    whole = store.read_file(A, "notes.md").content
+    assert whole is not None
+    edited = store.edit_file(A, "notes.md", whole, whole.upper())
+    assert len(edited.snippet.splitlines()) == 9 and "(19,993 more lines)" in edited.snippet
+    assert len(edited.snippet) < 300
+
+
 def test_edit_that_deletes_text(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", FIVE)
     result = store.edit_file(A, "f.txt", "l3\n", "")
@@ -82,8 +100,53 @@ def test_editing_a_missing_file_is_not_found(store: Scratchpad, recount: Recount
     with pytest.raises(NotFound):
         store.edit_file(A, "nope.txt", "a", "b")
     with pytest.raises(NotFound):
-        store.insert_lines(A, "nope.txt", 0, "a")
+        store.insert_lines(A, "nope.txt", 1, "a")
+    with pytest.raises(NotFound):
+        store.restore_version(A, "nope.txt", 1)
     assert recount.snapshot(A)["files"] == []
+
+
+@pytest.mark.parametrize("line", [0, -1])
+def test_inserting_at_either_end_of_a_missing_file_creates_it(store: Scratchpad, recount: Recounter, line: int) -> None:
+    """An agent appends to a notes file with line=-1 without having to create it first."""
+    result = store.insert_lines(A, "notes.md", line, "first note")
+
+    assert (result.version, result.bytes_written, result.snippet) == (1, len("first note\n"), "1\tfirst note")
+    assert store.read_file(A, "notes.md").content == "first note\n"
+    assert store.insert_lines(A, "notes.md", -1, "second note\n").version == 2
+    assert store.read_file(A, "notes.md").content == "first note\nsecond note\n"
+    usage = recount.check(store, A)  # the counters equal a recount of the rows
+    assert usage.file_count == 1
+    assert usage.total_bytes == len("first note\n") * 2 + len("second note\n")  # both retained versions
+
+
+def test_creating_by_insert_respects_expected_version(store: Scratchpad) -> None:
+    with pytest.raises(VersionConflict, match="it does not exist"):
+        store.insert_lines(A, "new.md", -1, "x", expected_version=3)
+    assert store.insert_lines(A, "new.md", -1, "x", expected_version=0).version == 1
+    with pytest.raises(VersionConflict):
+        store.insert_lines(A, "new.md", -1, "y", expected_version=0)
+
+
+def test_inserted_and_replacing_text_take_the_files_line_endings(store: Scratchpad) -> None:
+    store.write_file(A, "lf.txt", "a\nb\n")
+    store.write_file(A, "crlf.txt", "a\r\nb\r\n")
+
+    store.insert_lines(A, "lf.txt", 1, "X\r\nY")
+    store.insert_lines(A, "crlf.txt", 1, "X\nY")
+    store.edit_file(A, "crlf.txt", "b", "B\nB2")
+
+    assert store.read_file(A, "lf.txt").content == "a\nX\nY\nb\n"
+    assert store.read_file(A, "crlf.txt").content == "a\r\nX\r\nY\r\nB\r\nB2\r\n"
+
+
+def test_insert_line_errors_count_lines_properly(store: Scratchpad) -> None:
+    store.write_file(A, "one.txt", "only\n")
+    store.write_file(A, "empty.txt", "")
+    with pytest.raises(InvalidInput, match=r"the file has 1 line; use 0 for the top, 1\.\.1"):
+        store.insert_lines(A, "one.txt", 5, "x")
+    with pytest.raises(InvalidInput, match="the file is empty; use 0 or -1"):
+        store.insert_lines(A, "empty.txt", 2, "x")
 
 
 def test_edit_with_expected_version(store: Scratchpad, recount: Recounter) -> None:

@@ -56,13 +56,16 @@ def test_b_cannot_change_a(populated: Scratchpad, recount: Recounter) -> None:
     before = recount.snapshot(A)
     for call in (
         lambda: populated.edit_file(B, "shared/notes.md", "notes", "NOTES"),
-        lambda: populated.insert_lines(B, "shared/notes.md", 0, "x"),
+        lambda: populated.insert_lines(B, "shared/notes.md", 1, "x"),
         lambda: populated.restore_version(B, "shared/notes.md", 1),
     ):
         with pytest.raises(NotFound):
             call()
     assert populated.delete_file(B, "shared/notes.md") == DeleteResult("shared/notes.md", False, 0)
     assert populated.delete_log(B, "shared/run.log") == DeleteLogResult("shared/run.log", False, 0, 0)
+    # Inserting at the end of a file B does not have creates B's own, next to A's.
+    assert populated.insert_lines(B, "shared/notes.md", -1, "B's line").version == 1
+    assert populated.read_file(B, "shared/notes.md").content == "B's line\n"
     assert recount.snapshot(A) == before
     assert populated.read_file(A, "shared/notes.md").content == "A's notes, v2\n"
 

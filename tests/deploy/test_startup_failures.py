@@ -18,9 +18,11 @@ UNREACHABLE = "postgresql+psycopg://scratch:hunter2@127.0.0.1:1/nowhere"
 
 
 def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full_env = server_env()
+    full_env.update(env)
     return subprocess.run(
         [console_script(), *args],
-        env=server_env(**env),
+        env=full_env,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -30,7 +32,7 @@ def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 def last_json_line(stderr: str) -> dict[str, object]:
-    lines = [json.loads(line) for line in stderr.splitlines() if line.strip()]  # every line is JSON
+    lines: list[dict[str, object]] = [json.loads(line) for line in stderr.splitlines() if line.strip()]  # all JSON
     assert lines, stderr
     return lines[-1]
 

@@ -64,6 +64,22 @@ def test_numbered_adds_one_line_of_context(first: int, last: int, rows: str) -> 
     assert numbered(LINES, first, last) == rows
 
 
+def test_numbered_keeps_both_ends_of_a_long_run() -> None:
+    lines = [f"l{n}\n" for n in range(1, 31)]
+    assert numbered(lines, 5, 14).splitlines() == [
+        "4\tl4",
+        "5\tl5",
+        "6\tl6",
+        "7\tl7",
+        "…\t(4 more lines)",
+        "12\tl12",
+        "13\tl13",
+        "14\tl14",
+        "15\tl15",
+    ]
+    assert len(numbered(lines, 5, 13).splitlines()) == 9  # 9 rows fit: nothing left out
+
+
 def test_numbered_without_context_and_clipped() -> None:
     assert numbered(LINES, 2, 2, context=0) == "2\ttwo"
     assert numbered(["z" * 500], 1, 1) == "1\t" + "z" * 159 + "…"
