@@ -56,7 +56,7 @@ class Logs(UseCaseBase):
                 cursor = rows[-1].id if rows else log.last_entry_id
             else:
                 after, size = since_entry or 0, limit or LOG_PAGE_SIZE
-                rows = uow.logs.entries(log.id, after, size + 1)
+                rows = uow.logs.entries(log.id, min(after, log.last_entry_id), size + 1)
                 page, more = rows[:size], len(rows) > size
                 total = max(0, log.last_entry_id - after)
                 cursor = page[-1].id if page else after

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .. import editing
 from ..errors import InvalidInput, NotFound, VersionConflict
 from ..limits import check_content_size, utf8_len
-from ..model import UsageDelta, Version
+from ..model import MAX_SEQUENCE, UsageDelta, Version
 from ..ports import UnitOfWork
 from ..results import DeleteResult, EditResult, WriteResult
 from ..text import numbered, split_keepends
@@ -17,8 +17,11 @@ from .base import UseCaseBase, checked, require_file
 
 
 def check_expected(expected_version: int | None) -> None:
-    if expected_version is not None and expected_version < 0:
-        raise InvalidInput("Invalid expected_version: use the version you last read (0 means the file must not exist).")
+    if expected_version is not None and not 0 <= expected_version <= MAX_SEQUENCE:
+        raise InvalidInput(
+            f"Invalid expected_version {expected_version}: use the version you last read, from 1 to {MAX_SEQUENCE:,} "
+            "(0 means the file must not exist)."
+        )
 
 
 class FileWrites(UseCaseBase):
@@ -71,7 +74,7 @@ class FileWrites(UseCaseBase):
 
         def work(uow: UnitOfWork) -> WriteResult:
             record = require_file(uow.files.lock(agent_id, path), path)
-            old = uow.files.get_version(record.id, version)
+            old = uow.files.get_version(record.id, version) if 1 <= version <= record.current_version else None
             if old is None:
                 raise NotFound(f"Version {version} of {path} is not retained. Use list_versions to see which are.")
             head = self._commit(uow, agent_id, path, old.content, expected_version, saved=old.bytes)

@@ -140,6 +140,18 @@ def test_inserted_and_replacing_text_take_the_files_line_endings(store: Scratchp
     assert store.read_file(A, "crlf.txt").content == "a\r\nX\r\nY\r\nB\r\nB2\r\n"
 
 
+def test_versions_beyond_any_stored_integer_are_refused_clearly(store: Scratchpad, recount: Recounter) -> None:
+    store.write_file(A, "f.txt", FIVE)
+    before = recount.snapshot(A)
+    with pytest.raises(NotFound, match=r"Version 18446744073709551616 of f\.txt is not retained"):
+        store.restore_version(A, "f.txt", 2**64)
+    with pytest.raises(InvalidInput, match="Invalid expected_version 1099511627776: use the version you last read"):
+        store.write_file(A, "f.txt", "new", expected_version=2**40)
+    with pytest.raises(InvalidInput, match="Invalid expected_version"):
+        store.insert_lines(A, "f.txt", -1, "x", expected_version=10**30)
+    assert recount.snapshot(A) == before
+
+
 def test_insert_line_errors_count_lines_properly(store: Scratchpad) -> None:
     store.write_file(A, "one.txt", "only\n")
     store.write_file(A, "empty.txt", "")

@@ -64,6 +64,9 @@ def test_an_empty_page_echoes_since_entry(store: Scratchpad) -> None:
     fill(store, "l.log", 3)
     assert store.read_log(A, "l.log", since_entry=3) == LogPage([], 0, 3, False)
     assert store.read_log(A, "l.log", since_entry=50) == LogPage([], 0, 50, False)
+    # Beyond any integer the database holds: still just past the end.
+    for huge in (2**31, 2**63, 10**30):
+        assert store.read_log(A, "l.log", since_entry=huge) == LogPage([], 0, huge, False)
 
 
 def test_limit_pages_by_n(store: Scratchpad) -> None:
