@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,7 +82,7 @@ def open_backend(
         engine.dispose()
         raise
     pad = Scratchpad(
-        lambda: SqlUnitOfWork(engine),
+        functools.partial(SqlUnitOfWork, engine),
         limits,
         summarizer=summarizer or AnthropicSummarizer(),
         regex_engine=BoundedRegexEngine(),

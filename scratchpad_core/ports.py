@@ -105,7 +105,9 @@ class UnitOfWork(Protocol):
     def commit(self) -> None: ...
 
 
-UnitOfWorkFactory = Callable[[], UnitOfWork]
+class UnitOfWorkFactory(Protocol):
+    def __call__(self, *, read_only: bool = False) -> UnitOfWork:
+        """A new unit of work; a read-only one reads a consistent snapshot that blocks no writer."""
 
 
 class Summarizer(Protocol):

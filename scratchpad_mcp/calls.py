@@ -101,13 +101,15 @@ class CallRunner:
         *,
         read_only: bool,
         bytes_in: int = 0,
+        slow: bool = False,
     ) -> CallToolResult:
-        """Run one tool call: inline (stdio: one client at a time) or on a worker thread (HTTP)."""
+        """Run one tool call: inline (stdio: one client at a time) or on a worker thread (HTTP, and on stdio the
+        slow tools, a search or a summary taking seconds, so that the client's other requests are answered)."""
         record = CallRecord(tool, uuid.uuid4().hex[:16], self._policy.caller(requested_agent), bytes_in=bytes_in)
         if requested_agent is not None and requested_agent != record.agent_id:
             record.extra["requested_agent"] = clipped(requested_agent)
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
-        return work() if self._inline else await anyio.to_thread.run_sync(work)
+        return work() if self._inline and not slow else await anyio.to_thread.run_sync(work)
 
     def rejected(self, tool: str, requested_agent: object, outcome: str, *, known_tool: bool) -> None:
         """Log and count a call the SDK refused before it reached its tool (unknown tool, invalid arguments)."""

@@ -259,6 +259,7 @@ def build_server(
                 a, query, prefix, max_results=max_results, regex=regex, case_sensitive=case_sensitive
             ),
             read_only=True,
+            slow=True,
         )
 
     @mcp.tool(annotations=KEEP)
@@ -300,7 +301,9 @@ def build_server(
     async def summarize_file(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.SummaryResult]:
         """A summary of a long file (over 8,000 characters), cached per version: repeat calls are free.
         For shorter files use read_file."""
-        return await runner.call("summarize_file", agent_id, lambda a: pad.summarize_file(a, path), read_only=True)
+        return await runner.call(
+            "summarize_file", agent_id, lambda a: pad.summarize_file(a, path), read_only=True, slow=True
+        )
 
     @mcp.tool(annotations=READ)
     async def get_usage_stats(agent_id: AgentArg) -> Annotated[CallToolResult, r.UsageStats]:

@@ -6,7 +6,7 @@ from types import TracebackType
 
 from sqlalchemy import Connection, Engine, RootTransaction, exc
 
-from .dialect import classify
+from .dialect import classify, snapshot
 from .log_repository import SqlLogRepository
 from .repositories import SqlFileRepository, SqlSummaryRepository
 from .usage_repository import SqlUsageRepository
@@ -18,14 +18,17 @@ class SqlUnitOfWork:
     summaries: SqlSummaryRepository
     usage: SqlUsageRepository
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         self._engine = engine
+        self._read_only = read_only
         self._connection: Connection | None = None
         self._transaction: RootTransaction | None = None
 
     def __enter__(self) -> SqlUnitOfWork:
         try:
             connection = self._engine.connect()
+            if self._read_only:
+                connection = snapshot(connection)
             self._transaction = connection.begin()
         except exc.DBAPIError as error:
             raise (classify(error) or error) from error

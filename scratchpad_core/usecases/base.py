@@ -46,11 +46,11 @@ class UseCaseBase:
         if self._on_close is not None:
             self._on_close()
 
-    def _transact(self, work: Callable[[UnitOfWork], T]) -> T:
+    def _transact(self, work: Callable[[UnitOfWork], T], *, read_only: bool = False) -> T:
         """Run `work` in one transaction; retry it when the database says the clash was transient."""
         for attempt in range(1, self._attempts + 1):
             try:
-                with self._uow() as uow:
+                with self._uow(read_only=read_only) as uow:
                     result = work(uow)
                     uow.commit()
                     return result

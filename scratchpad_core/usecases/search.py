@@ -55,10 +55,12 @@ class Search(UseCaseBase):
                     matches.append(SearchMatch(path, number, _window(line, at)))
                 if more:
                     break
-            self._count(uow, agent_id, UsageDelta())
             return SearchResult(matches, len(matches), more, files)
 
-        return self._transact(work)
+        # The scan reads a snapshot, so a long search holds up no writer; the operation is counted after.
+        result = self._transact(work, read_only=True)
+        self._transact(lambda uow: self._count(uow, agent_id, UsageDelta()))
+        return result
 
     def _matcher(self, query: str, regex: bool, case_sensitive: bool) -> Matcher:
         if regex:

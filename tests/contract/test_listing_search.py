@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import functools
+import threading
 import time
 
 import pytest
 
+from scratchpad_adapters import open_backend
+from scratchpad_adapters.sql.unit_of_work import SqlUnitOfWork
 from scratchpad_core.errors import InvalidInput, InvalidPath
+from scratchpad_core.ports import Matcher
 from scratchpad_core.results import FileInfo, SearchMatch, SearchResult
 from scratchpad_core.service import Scratchpad
 
@@ -226,3 +232,40 @@ def test_a_pathological_regex_fails_fast(store: Scratchpad) -> None:
     with pytest.raises(InvalidInput):
         store.search_files(A, "(a|aa)+c", regex=True)
     assert time.monotonic() - started < 10
+
+
+class GatedEngine:
+    """A RegexEngine whose matcher waits at the first line until the test opens the gate (at most 30 s)."""
+
+    def __init__(self) -> None:
+        self.scanning = threading.Event()
+        self.gate = threading.Event()
+
+    def compile(self, pattern: str, case_sensitive: bool) -> Matcher:
+        def match(line: str) -> int | None:
+            self.scanning.set()
+            self.gate.wait(timeout=30)
+            return line.find(pattern) if pattern in line else None
+
+        return match
+
+
+def test_a_long_search_holds_up_no_writer(database_url: str) -> None:
+    """The scan reads a snapshot: writes (here of the very files searched) commit while it runs."""
+    backend = open_backend(database_url, lock_timeout_ms=200)
+    engine = GatedEngine()
+    pad = Scratchpad(functools.partial(SqlUnitOfWork, backend.engine), regex_engine=engine, attempts=1)
+    try:
+        pad.write_file(A, "notes.md", "needle one\nhay\n")
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            search = pool.submit(pad.search_files, A, "needle", regex=True)
+            assert engine.scanning.wait(timeout=30)
+            assert pad.write_file(A, "notes.md", "needle two\n").version == 2
+            assert pad.append_log(A, "journal", "written during the search").entry_id == 1
+            assert not search.done()
+            engine.gate.set()
+            found = search.result(timeout=30)
+        assert [m.text for m in found.matches] == ["needle one"]  # what was current when the search began
+        assert pad.get_usage_stats(A).total_operations == 5  # 2 writes, append, search, and this call
+    finally:
+        backend.close()
