@@ -11,6 +11,7 @@ MAX_AGENT_ID_CHARS = 128
 
 _PATH_CHARS = re.compile(r"[a-zA-Z0-9/_.-]+")
 _PREFIX_CHARS = re.compile(r"[a-zA-Z0-9/_.-]*")
+NO_PATH = "/"  # paths never start with '/', so no path has this prefix
 _AGENT_CHARS = re.compile(r"[a-zA-Z0-9_-]+")
 
 
@@ -41,11 +42,23 @@ def check_path(path: object) -> str:
 
 
 def check_prefix(prefix: str | None) -> str:
-    """A listing prefix: literal, case-sensitive, may be empty."""
+    """A listing prefix: literal, case-sensitive, may be empty.
+
+    A prefix with characters no path has ('%', '*', a space...) is still literal: it matches nothing, and
+    becomes NO_PATH, the one prefix that the storage already knows matches nothing.
+    """
     if prefix is None:
         return ""
     if len(prefix) > MAX_PATH_CHARS:
         raise InvalidInput(f"Invalid prefix: at most {MAX_PATH_CHARS} characters are allowed (got {len(prefix)}).")
-    if not _PREFIX_CHARS.fullmatch(prefix):
-        raise InvalidInput("Invalid prefix: only the characters [a-zA-Z0-9/_.-] are allowed.")
-    return prefix
+    return prefix if _PREFIX_CHARS.fullmatch(prefix) else NO_PATH
+
+
+def check_cursor(cursor: str | None) -> str | None:
+    """A listing cursor: the next_cursor of the previous page, which is a path."""
+    if cursor is None or cursor == "":
+        return None
+    try:
+        return check_path(cursor)
+    except InvalidPath:
+        raise InvalidInput("Invalid cursor: pass the next_cursor of the previous page unchanged.") from None

@@ -9,7 +9,7 @@ from .. import diffing
 from ..errors import InvalidInput, NotFound, StorageBusy
 from ..limits import utf8_len
 from ..model import FileRecord, UsageDelta, Version
-from ..paths import check_agent_id, check_prefix
+from ..paths import check_agent_id, check_cursor, check_prefix
 from ..ports import UnitOfWork
 from ..results import FileInfo, FileListing, ReadResult, VersionList
 from ..text import split_keepends
@@ -68,7 +68,7 @@ class FileReads(UseCaseBase):
         prefix = check_prefix(prefix)
         if limit is not None and not 1 <= limit <= MAX_LIST_LIMIT:
             raise InvalidInput(f"Invalid limit: use 1..{MAX_LIST_LIMIT}.")
-        after = check_prefix(cursor) or None
+        after = check_cursor(cursor)
 
         def work(uow: UnitOfWork) -> FileListing:
             rows = uow.files.list(agent_id, prefix, after, None if limit is None else limit + 1)

@@ -32,15 +32,21 @@ def test_prefix_is_literal_and_case_sensitive(store: Scratchpad) -> None:
     assert paths(store, "A") == ["A_b"]
     assert paths(store, "ax") == ["axb"]
     assert paths(store, "b") == []
+    # '%' and '*' are literal too: no path holds them, so nothing matches (not everything).
+    for literal in ("%", "a%", "*", "a_%", "a b"):
+        assert paths(store, literal) == []
+        assert store.search_files(A, "a", literal).matches == []
+        assert store.list_logs(A, literal).logs == []
 
 
-def test_like_wildcards_are_not_paths_or_prefixes(store: Scratchpad) -> None:
+def test_like_wildcards_are_not_paths_and_match_literally(store: Scratchpad) -> None:
     store.write_file(A, "abc", "x")
     with pytest.raises(InvalidPath):
         store.write_file(A, "a%c", "x")
-    with pytest.raises(InvalidInput):
-        store.list_files(A, "a%")
+    assert paths(store, "a%") == []
     assert paths(store, "a.") == []
+    with pytest.raises(InvalidInput, match="Invalid cursor"):
+        store.list_files(A, limit=1, cursor="a%")
 
 
 def test_paths_are_case_sensitive(store: Scratchpad) -> None:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from scratchpad_core.errors import InvalidAgentId, InvalidInput, InvalidPath
-from scratchpad_core.paths import check_agent_id, check_path, check_prefix
+from scratchpad_core.paths import NO_PATH, check_agent_id, check_cursor, check_path, check_prefix
 
 PATH_CHARS_RULE = "only the characters [a-zA-Z0-9/_.-] are allowed"
 
@@ -79,19 +79,21 @@ def test_valid_prefixes(prefix: str | None, expected: str) -> None:
     assert check_prefix(prefix) == expected
 
 
-@pytest.mark.parametrize(
-    ("prefix", "rule"),
-    [
-        ("%", "only the characters [a-zA-Z0-9/_.-] are allowed."),
-        ("notes%", "only the characters [a-zA-Z0-9/_.-] are allowed."),
-        ("a_*", "only the characters [a-zA-Z0-9/_.-] are allowed."),
-        ("a b", "only the characters [a-zA-Z0-9/_.-] are allowed."),
-        ("x" * 256, "at most 255 characters are allowed (got 256)."),
-    ],
-)
-def test_invalid_prefixes(prefix: str, rule: str) -> None:
+@pytest.mark.parametrize("prefix", ["%", "notes%", "a_*", "a b", "é", "\x00", "\U0010ffff"])
+def test_prefixes_with_characters_no_path_has_match_nothing(prefix: str) -> None:
+    assert check_prefix(prefix) == NO_PATH
+    with pytest.raises(InvalidPath):
+        check_path(f"{NO_PATH}x")  # no path starts with NO_PATH
+
+
+def test_a_too_long_prefix_is_refused() -> None:
     with pytest.raises(InvalidInput) as caught:
-        check_prefix(prefix)
-    assert str(caught.value).startswith("Invalid prefix: ")
-    assert rule in str(caught.value)
-    assert caught.value.code == "invalid_input"
+        check_prefix("x" * 256)
+    assert str(caught.value) == "Invalid prefix: at most 255 characters are allowed (got 256)."
+
+
+@pytest.mark.parametrize("cursor", ["%", "/etc", "a b", "x" * 256])
+def test_cursors_must_be_paths(cursor: str) -> None:
+    with pytest.raises(InvalidInput, match="Invalid cursor: pass the next_cursor of the previous page unchanged"):
+        check_cursor(cursor)
+    assert check_cursor(None) is None and check_cursor("") is None and check_cursor("a/b.md") == "a/b.md"
