@@ -6,14 +6,18 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO
 
 from sqlalchemy import Engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.dialect import make_engine, safe_url
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import import_
+from scratchpad_core.errors import InvalidInput
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,17 +51,32 @@ def opened_engine(url: str) -> Iterator[Engine]:
 
 
 def run(args: argparse.Namespace, url: str) -> int:
+    if args.command == "import":
+        with _input(args.input) as lines, opened_engine(url) as engine:  # a missing input creates no database
+            migrate.upgrade(engine)
+            import_(engine, lines, replace=args.replace, progress=progress)
+        return 0
+    if args.command == "export":
+        _require_existing(url)
     with opened_engine(url) as engine:
         if args.command == "db":
             return _db(args, engine)
-        migrate.upgrade(engine)
-        if args.command == "export":
-            with _output(args.output) as out:
-                export(engine, out, agent=args.agent, progress=progress)
-            return 0
-        with _input(args.input) as lines:
-            import_(engine, lines, replace=args.replace, progress=progress)
+        if migrate.current_revision(engine) is None:
+            raise InvalidInput(f"{safe_url(url)} holds no scratchpad data (no schema). Check the database URL.")
+        with _output(args.output) as out:
+            export(engine, out, agent=args.agent, progress=progress)
         return 0
+
+
+def _require_existing(url: str) -> None:
+    """Reading from a SQLite file that is not there is a typo, not a new, empty database."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        return  # make_engine says what is wrong with it
+    file = parsed.database if parsed.get_backend_name() == "sqlite" else None
+    if file and file != ":memory:" and not Path(file).expanduser().exists():
+        raise InvalidInput(f"There is no database file at {file}. Check the path.")
 
 
 def _db(args: argparse.Namespace, engine: Engine) -> int:

@@ -9,11 +9,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
+from scratchpad_adapters.sql.dialect import safe_url
 from scratchpad_core.errors import ScratchpadError
 
 from . import admin, keys_cli
@@ -23,10 +23,6 @@ from .server import build_server
 from .settings import Settings, SettingsError
 
 log = logging.getLogger("scratchpad")
-
-
-def safe_url(url: str) -> str:
-    return make_url(url).render_as_string(hide_password=True)
 
 
 def check_exposure(settings: Settings) -> None:
@@ -98,8 +94,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "keys":
             return keys_cli.run(args, settings.database_url)
         return admin.run(args, settings.database_url)
-    except (SettingsError, ScratchpadError, DBAPIError) as error:
-        message = database_failure(error, settings.database_url) if isinstance(error, DBAPIError) else str(error)
+    except (SettingsError, ScratchpadError, DBAPIError, OSError, UnicodeDecodeError) as error:
+        message = describe_failure(error, settings.database_url)
         if serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start
             log.error("scratchpad-mcp cannot start: %s", message, extra={"event": "startup_failed"})
         else:
@@ -109,13 +105,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def database_failure(error: DBAPIError, url: str) -> str:
-    """A driver error met before serving (no such server, bad credentials, unwritable file), on one line."""
-    reason = (str(error.orig).strip().splitlines() or [type(error.orig).__name__])[0]
-    return (
-        f"cannot use the database {safe_url(url)}: {reason}. Check SCRATCHPAD_DATABASE_URL (or --database) "
-        "and that the database is up and reachable."
-    )
+def describe_failure(error: Exception, url: str) -> str:
+    """Why a command could not do its work, on one line: our own errors, driver errors, files."""
+    if isinstance(error, DBAPIError):  # no such server, bad credentials, an unwritable SQLite file
+        reason = (str(error.orig).strip().splitlines() or [type(error.orig).__name__])[0]
+        return (
+            f"cannot use the database {safe_url(url)}: {reason}. Check SCRATCHPAD_DATABASE_URL (or --database) "
+            "and that the database is up and reachable."
+        )
+    if isinstance(error, UnicodeDecodeError):
+        return f"the input is not UTF-8 text ({error.reason} at byte {error.start:,}); an export is UTF-8 JSON lines."
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.strerror}: {error.filename}"
+    return str(error)
 
 
 def entry_point() -> None:

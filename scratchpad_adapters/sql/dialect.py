@@ -19,7 +19,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.sql.dml import Insert
 
-from scratchpad_core.errors import StorageBusy, StorageUnavailable
+from scratchpad_core.errors import InvalidInput, StorageBusy, StorageUnavailable
 
 from .execution import run
 
@@ -33,26 +33,52 @@ _BEGIN_DEFERRED = text("BEGIN")
 _GONE_WORDS = ("connection", "server closed", "could not connect", "terminating")
 
 
+_URL_FORMS = "Use sqlite:///path/to/file.db or postgresql+psycopg://user:password@host:5432/dbname."
+
+
 def make_engine(url: str | URL, *, lock_timeout_ms: int = LOCK_TIMEOUT_MS, **options: Any) -> Engine:
     """An engine set up for scratchpad's transactions on this backend.
 
     lock_timeout_ms bounds each wait for a lock (SQLite's busy timeout, Postgres's lock_timeout);
     a call that waits longer fails as StorageBusy and is retried.
     """
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite":
-        return _sqlite_engine(parsed, lock_timeout_ms, **options)
-    if parsed.get_backend_name() == "postgresql":
-        if parsed.drivername == "postgresql":
-            parsed = parsed.set(drivername="postgresql+psycopg")
-        options.setdefault("pool_pre_ping", True)
-        options.setdefault("pool_size", 10)
-        options.setdefault("max_overflow", 10)
-        connect_args = dict(options.pop("connect_args", {}))
-        connect_args.setdefault("options", f"-c lock_timeout={lock_timeout_ms}")
-        connect_args.setdefault("connect_timeout", 5)
-        return create_engine(parsed, connect_args=connect_args, **options)
-    return create_engine(parsed, **options)
+    try:
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            return _sqlite_engine(parsed, lock_timeout_ms, **options)
+        if parsed.get_backend_name() == "postgresql":
+            return _postgres_engine(parsed, lock_timeout_ms, **options)
+        raise InvalidInput(
+            f"Unsupported database {safe_url(url)}: scratchpad runs on SQLite and PostgreSQL. {_URL_FORMS}"
+        )
+    except (exc.ArgumentError, exc.NoSuchModuleError, ImportError) as error:
+        shown = safe_url(url) if isinstance(error, (exc.NoSuchModuleError, ImportError)) else "the database URL"
+        raise InvalidInput(f"Cannot use {shown}: {error}. {_URL_FORMS}") from None
+
+
+def safe_url(url: str | URL) -> str:
+    """The URL as it may be shown or logged: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except exc.ArgumentError:
+        return "(an unparseable URL)"
+
+
+def _postgres_engine(parsed: URL, lock_timeout_ms: int, **options: Any) -> Engine:
+    if parsed.drivername == "postgresql":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    options.setdefault("pool_pre_ping", True)
+    options.setdefault("pool_size", 10)
+    options.setdefault("max_overflow", 10)
+    connect_args = dict(options.pop("connect_args", {}))
+    connect_args.setdefault("options", f"-c lock_timeout={lock_timeout_ms}")
+    connect_args.setdefault("connect_timeout", 5)
+    # Keepalives find a connection whose peer vanished (a network partition) instead of waiting on it forever.
+    connect_args.setdefault("keepalives", 1)
+    connect_args.setdefault("keepalives_idle", 10)
+    connect_args.setdefault("keepalives_interval", 5)
+    connect_args.setdefault("keepalives_count", 3)
+    return create_engine(parsed, connect_args=connect_args, **options)
 
 
 def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:

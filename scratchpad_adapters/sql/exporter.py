@@ -23,6 +23,8 @@ from typing import IO, Any
 
 from sqlalchemy import Connection, Engine, select, union
 
+from scratchpad_core.errors import NotFound
+
 from .dialect import snapshot
 from .tables import agents, file_versions, files, log_entries, logs, summaries
 
@@ -37,6 +39,8 @@ PLURAL = {
     "log": "logs",
     "entry": "entries",
 }
+
+_SINGULAR = {plural: kind for kind, plural in PLURAL.items()}
 
 Progress = Callable[[str], None]
 
@@ -55,7 +59,7 @@ class Counts:
         setattr(self, name, getattr(self, name) + 1)
 
     def describe(self) -> str:
-        return ", ".join(f"{value:,} {name}" for name, value in vars(self).items())
+        return ", ".join(f"{value:,} {name if value != 1 else _SINGULAR[name]}" for name, value in vars(self).items())
 
 
 class Ticker:
@@ -80,8 +84,11 @@ def export(engine: Engine, out: IO[str], agent: str | None = None, progress: Pro
     counts = Counts()
     ticker = Ticker(progress, "exported", counts)
     with engine.connect() as connection, snapshot(connection).begin():
+        agent_ids = _agent_ids(connection, agent)
+        if agent is not None and not agent_ids:
+            raise NotFound(f"Agent {agent!r} has no data in this database; nothing was exported. Check the agent id.")
         out.write(_line({"type": "header", "format": FORMAT, "version": FORMAT_VERSION}))
-        for agent_id in _agent_ids(connection, agent):
+        for agent_id in agent_ids:
             for record in _agent_records(connection, agent_id):
                 counts.add(record["type"])
                 out.write(_line(record))
@@ -97,10 +104,12 @@ def _line(record: dict[str, Any]) -> str:
 
 def _agent_ids(connection: Connection, only: str | None) -> list[str]:
     ids = union(select(agents.c.agent_id), select(files.c.agent_id), select(logs.c.agent_id)).subquery()
-    query = select(ids.c.agent_id).order_by(ids.c.agent_id)
+    query = select(ids.c.agent_id)
     if only is not None:
         query = query.where(ids.c.agent_id == only)
-    return list(connection.execute(query).scalars())
+    # Sorted here, by code point, not by the database: a Postgres database's collation may order
+    # 'Bob' after '_under' where SQLite does not, and the export must not depend on it.
+    return sorted(connection.execute(query).scalars())
 
 
 def _agent_records(connection: Connection, agent_id: str) -> Iterator[dict[str, Any]]:

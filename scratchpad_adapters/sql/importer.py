@@ -19,6 +19,7 @@ from scratchpad_core.model import sha256_hex
 from scratchpad_core.text import count_lines
 
 from .exporter import BATCH, FORMAT, FORMAT_VERSION, PLURAL, Counts, Progress, Ticker
+from .import_records import AgentOrder, check_fields
 from .tables import agents, file_versions, files, log_entries, logs, summaries
 
 
@@ -115,6 +116,7 @@ def import_(engine: Engine, lines: Iterable[str], *, replace: bool = False, prog
     ticker = Ticker(progress, "imported", counts)
     with engine.begin() as connection:
         loader: _AgentLoader | None = None
+        order = AgentOrder()
         ended = False
         for number, raw in enumerate(lines, 1):
             record = _parse(raw, number)
@@ -125,10 +127,13 @@ def import_(engine: Engine, lines: Iterable[str], *, replace: bool = False, prog
                 ended = True
                 break
             elif kind == "agent":
+                check_fields(kind, record, number)
                 if loader is not None:
                     loader.finish()
-                loader = _AgentLoader(connection, record, replace)
+                loader, order = _AgentLoader(connection, record, replace), AgentOrder()
             elif kind in PLURAL and loader is not None:
+                check_fields(kind, record, number)
+                order.check(kind, record, number)
                 loader.add(kind, record)
             else:
                 raise InvalidInput(f"Import line {number}: unexpected record type {kind!r}.")

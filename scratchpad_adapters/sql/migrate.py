@@ -68,9 +68,9 @@ def _run(engine: Engine, step: Callable[[Config], None]) -> tuple[str | None, st
             step(config)
         except CommandError as error:
             raise StorageError(
-                f"Cannot migrate the database from revision {before!r}: {error}. A revision this version of "
-                "scratchpad does not know was probably made by a newer version: upgrade scratchpad-mcp, or use "
-                "another database."
+                f"Cannot migrate the database from revision {before!r}: {error}. A revision this version does not "
+                "know was probably made by a newer one: upgrade scratchpad-mcp, or use another database "
+                "(`scratchpad-mcp db current` shows where it stands)."
             ) from error
         after = MigrationContext.configure(connection).get_current_revision()
     if after != before:

@@ -69,3 +69,45 @@ def test_commands_report_an_unreachable_database_in_one_line() -> None:
         assert "Traceback" not in done.stderr, command
         assert done.stderr.startswith("scratchpad-mcp: cannot use the database"), (command, done.stderr)
         assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_bad_database_urls_are_explained(tmp_path: Path) -> None:
+    cases = {
+        "notaurl": "Cannot use the database URL",
+        "mysql://user@localhost/db": "Unsupported database mysql://user@localhost/db",
+        "postgresql+psycopg2://user:hunter2@localhost/db": "No module named 'psycopg2'",
+    }
+    for url, message in cases.items():
+        done = run("--database", url, "db", "current")
+        assert done.returncode == 1, (url, done.stderr)
+        assert "Traceback" not in done.stderr and "hunter2" not in done.stderr, done.stderr
+        assert done.stderr.startswith("scratchpad-mcp: ") and message in done.stderr, (url, done.stderr)
+        assert "Use sqlite:///path/to/file.db or postgresql+psycopg://" in done.stderr
+    served = run(SCRATCHPAD_DATABASE_URL="garbage", SCRATCHPAD_LOG_FORMAT="json")
+    assert served.returncode == 1 and "Traceback" not in served.stderr
+    assert "Cannot use the database URL" in str(last_json_line(served.stderr)["message"])
+
+
+def test_export_and_import_mistakes_are_explained_and_create_nothing(tmp_path: Path) -> None:
+    database = tmp_path / "real.db"
+    with open_store(f"sqlite:///{database}") as pad:
+        pad.write_file("alice", "a.md", "x")
+    url = f"sqlite:///{database}"
+    typo = tmp_path / "typo.db"
+    not_utf8 = tmp_path / "latin1.jsonl"
+    not_utf8.write_bytes('{"type":"header","format":"scratchpad-export","version":1,"x":"caf\xe9"}\n'.encode("latin-1"))
+    cases = [
+        (("--database", f"sqlite:///{typo}", "export"), f"There is no database file at {typo}. Check the path."),
+        (("--database", url, "export", "--agent", "nobody"), "Agent 'nobody' has no data in this database"),
+        (("--database", url, "export", "-o", str(tmp_path / "no" / "x.jsonl")), "No such file or directory: "),
+        (("--database", f"sqlite:///{typo}", "import", str(tmp_path / "missing.jsonl")), "No such file or directory"),
+        (("--database", url, "import", str(not_utf8)), "the input is not UTF-8 text"),
+    ]
+    for args, message in cases:
+        done = run(*args)
+        assert done.returncode == 1, (args, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith("scratchpad-mcp: ") and message in done.stderr, (args, done.stderr)
+        assert done.stdout == "", args
+    assert not typo.exists()
+    assert not (tmp_path / "no").exists()

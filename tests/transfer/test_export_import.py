@@ -144,7 +144,7 @@ def test_cli_export_and_import_show_progress_and_filter_by_agent(tmp_path: Path)
     dump = tmp_path / "dump.jsonl"
     done = run_cli("--database", source, "export", "-o", str(dump))
     assert done.returncode == 0, done.stderr
-    assert "exported 2 agents, 3 files, 12 versions, 1 summaries, 2 logs, 251 entries: done" in done.stderr
+    assert "exported 2 agents, 3 files, 12 versions, 1 summary, 2 logs, 251 entries: done" in done.stderr
     assert dump.read_text(encoding="utf-8") == exported(source)
 
     only_bob = run_cli("--database", source, "export", "--agent", "bob")

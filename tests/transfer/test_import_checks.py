@@ -1,0 +1,68 @@
+"""Import refuses records that are malformed or out of order, naming the line and the rule, and loads nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scratchpad_adapters import open_store
+from scratchpad_core.errors import InvalidInput
+from tests.conftest import FakeSummarizer
+from tests.transfer.test_export_import import exported, imported
+
+Record = dict[str, Any]
+
+
+def edit_first(kind: str, change: Callable[[Record], None]) -> Callable[[list[Record]], None]:
+    def apply(records: list[Record]) -> None:
+        change(next(r for r in records if r["type"] == kind))
+
+    return apply
+
+
+def duplicate_first(kind: str) -> Callable[[list[Record]], None]:
+    def apply(records: list[Record]) -> None:
+        index = next(i for i, r in enumerate(records) if r["type"] == kind)
+        records.insert(index + 1, dict(records[index]))
+
+    return apply
+
+
+CASES = [
+    (edit_first("file", lambda r: r.pop("current_version")), "line 3: the file record needs 'current_version' as a"),
+    (edit_first("version", lambda r: r.update(content=5)), "needs 'content' as text (got 5)"),
+    (edit_first("version", lambda r: r.update(created_at="yesterday")), "needs 'created_at' as a whole number"),
+    (edit_first("version", lambda r: r.update(content="a\x00b")), "NUL characters"),
+    (edit_first("agent", lambda r: r.update(agent_id="../../x")), "Invalid agent_id"),
+    (edit_first("file", lambda r: r.update(path="/etc//passwd")), "Invalid path: a leading '/'"),
+    (edit_first("log", lambda r: r.update(last_entry_id=1)), "entry 2 of 'journal' is out of order"),
+    (edit_first("entry", lambda r: r.update(id=2**40)), "needs 'id' as a whole number from 1 to 2,147,483,647"),
+    (edit_first("file", lambda r: r.update(current_version=True)), "needs 'current_version' as a whole number"),
+    (duplicate_first("file"), "is defined twice for this agent"),
+    (duplicate_first("entry"), "is out of order: numbers must increase"),
+]
+
+
+@pytest.mark.parametrize(("mangle", "message"), CASES)
+def test_a_malformed_record_is_refused_naming_line_and_rule(
+    tmp_path: Path, mangle: Callable[[list[Record]], None], message: str
+) -> None:
+    source, target = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 't.db'}"
+    with open_store(source, summarizer=FakeSummarizer()) as pad:
+        pad.write_file("alice", "notes.md", "v1\n")
+        pad.write_file("alice", "notes.md", "v2\n")
+        pad.append_log("alice", "journal", "one")
+        pad.append_log("alice", "journal", "two")
+    records = [json.loads(line) for line in exported(source).splitlines()]
+    mangle(records)
+    text = "".join(json.dumps(r) + "\n" for r in records)
+    with pytest.raises(InvalidInput) as refused:
+        imported(target, text)
+    assert message in str(refused.value)
+    assert str(refused.value).startswith("Import line ") and str(refused.value).endswith("Nothing was imported.")
+    with open_store(target) as pad:
+        assert pad.list_files("alice").count == 0 and pad.list_logs("alice").count == 0
