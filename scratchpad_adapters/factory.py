@@ -22,6 +22,7 @@ from .sql import migrate
 from .sql.dialect import LOCK_TIMEOUT_MS, make_engine
 from .sql.keys import SqlKeyStore, SqlRateLimiter
 from .sql.unit_of_work import SqlUnitOfWork
+from .sql.watchdog import CALL_TIMEOUT_S
 
 APP_NAME = "scratchpad-mcp"
 
@@ -69,12 +70,15 @@ def open_backend(
     summarizer: Summarizer | None = None,
     upgrade: bool = True,
     lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+    call_timeout_s: float = CALL_TIMEOUT_S,
 ) -> Backend:
     """Connect to the database at `url` (default: a SQLite file in the user's data directory).
 
     The schema is brought to the newest migration first unless upgrade=False.
     """
-    engine = make_engine(url or sqlite_url(default_database_path()), lock_timeout_ms=lock_timeout_ms)
+    engine = make_engine(
+        url or sqlite_url(default_database_path()), lock_timeout_ms=lock_timeout_ms, call_timeout_s=call_timeout_s
+    )
     try:
         if upgrade:
             migrate.upgrade(engine)
@@ -98,6 +102,14 @@ def open_store(
     summarizer: Summarizer | None = None,
     upgrade: bool = True,
     lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+    call_timeout_s: float = CALL_TIMEOUT_S,
 ) -> Scratchpad:
     """A Scratchpad on the database at `url`; close it (or use it as a context manager) when done."""
-    return open_backend(url, limits=limits, summarizer=summarizer, upgrade=upgrade, lock_timeout_ms=lock_timeout_ms).pad
+    return open_backend(
+        url,
+        limits=limits,
+        summarizer=summarizer,
+        upgrade=upgrade,
+        lock_timeout_ms=lock_timeout_ms,
+        call_timeout_s=call_timeout_s,
+    ).pad

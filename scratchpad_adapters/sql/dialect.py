@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import functools
+import sqlite3
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +24,7 @@ from sqlalchemy.sql.dml import Insert
 from scratchpad_core.errors import InvalidInput, StorageBusy, StorageUnavailable
 
 from .execution import run
+from .watchdog import CALL_TIMEOUT_OPTION, CALL_TIMEOUT_S, watch_pings
 
 LOCK_TIMEOUT_MS = 10_000  # how long one statement waits for a lock before the call is retried
 MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
@@ -36,18 +39,27 @@ _GONE_WORDS = ("connection", "server closed", "could not connect", "terminating"
 _URL_FORMS = "Use sqlite:///path/to/file.db or postgresql+psycopg://user:password@host:5432/dbname."
 
 
-def make_engine(url: str | URL, *, lock_timeout_ms: int = LOCK_TIMEOUT_MS, **options: Any) -> Engine:
+def make_engine(
+    url: str | URL,
+    *,
+    lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+    call_timeout_s: float = CALL_TIMEOUT_S,
+    **options: Any,
+) -> Engine:
     """An engine set up for scratchpad's transactions on this backend.
 
     lock_timeout_ms bounds each wait for a lock (SQLite's busy timeout, Postgres's lock_timeout);
-    a call that waits longer fails as StorageBusy and is retried.
+    a call that waits longer fails as StorageBusy and is retried. call_timeout_s bounds a Postgres
+    transaction (and a pool's pre-ping) waiting on a database that stopped answering.
     """
     try:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
             return _sqlite_engine(parsed, lock_timeout_ms, **options)
         if parsed.get_backend_name() == "postgresql":
-            return _postgres_engine(parsed, lock_timeout_ms, **options)
+            engine = _postgres_engine(parsed, lock_timeout_ms, **options)
+            watch_pings(engine, call_timeout_s)
+            return engine.execution_options(**{CALL_TIMEOUT_OPTION: call_timeout_s})
         raise InvalidInput(
             f"Unsupported database {safe_url(url)}: scratchpad runs on SQLite and PostgreSQL. {_URL_FORMS}"
         )
@@ -99,7 +111,7 @@ def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
         if not in_memory:
-            cursor.execute("PRAGMA journal_mode=WAL")
+            _use_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={int(lock_timeout_ms)}")
@@ -113,6 +125,20 @@ def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
         run(connection, _BEGIN_DEFERRED if deferred else _BEGIN_IMMEDIATE, {})
 
     return engine
+
+
+def _use_wal(cursor: Any, attempts: int = 100) -> None:
+    """Switch a SQLite file to WAL (once per file; it persists). Processes opening a new file together race
+    for this, and the loser gets 'database is locked' at once, without waiting: so wait here, briefly."""
+    for attempt in range(attempts):
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
 
 
 def snapshot(connection: Connection) -> Connection:

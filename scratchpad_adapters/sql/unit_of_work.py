@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from types import TracebackType
 
 from sqlalchemy import Connection, Engine, RootTransaction, exc
@@ -10,6 +11,7 @@ from .dialect import classify, snapshot
 from .log_repository import SqlLogRepository
 from .repositories import SqlFileRepository, SqlSummaryRepository
 from .usage_repository import SqlUsageRepository
+from .watchdog import watched
 
 
 class SqlUnitOfWork:
@@ -21,6 +23,7 @@ class SqlUnitOfWork:
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         self._engine = engine
         self._read_only = read_only
+        self._watch = contextlib.ExitStack()
         self._connection: Connection | None = None
         self._transaction: RootTransaction | None = None
 
@@ -29,8 +32,10 @@ class SqlUnitOfWork:
             connection = self._engine.connect()
             if self._read_only:
                 connection = snapshot(connection)
+            self._watch.enter_context(watched(connection))
             self._transaction = connection.begin()
         except exc.DBAPIError as error:
+            self._watch.close()
             raise (classify(error) or error) from error
         self._connection = connection
         self.files = SqlFileRepository(connection)
@@ -53,8 +58,11 @@ class SqlUnitOfWork:
         except exc.SQLAlchemyError:
             pass  # the connection is gone (or was invalidated): the pool discards it, and the transaction with it
         finally:
-            if connection is not None:
-                connection.close()
+            try:
+                if connection is not None:
+                    connection.close()
+            finally:
+                self._watch.close()
         if isinstance(error, exc.DBAPIError):
             mapped = classify(error)
             if mapped is not None:

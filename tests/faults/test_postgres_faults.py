@@ -114,6 +114,30 @@ def test_unreachable_database_gives_retryable_errors_then_recovers(proxied: tupl
     assert pad.write_file("a", "f.md", "two\n").version == 2
 
 
+def test_a_database_that_stops_answering_fails_calls_within_the_call_timeout(pg_url: str) -> None:
+    """No reset, no refusal: the connection stays open and nothing comes back. Calls must not wait forever."""
+    parsed = make_url(pg_url)
+    proxy = TcpProxy(parsed.host or "127.0.0.1", parsed.port or 5432)
+    proxy.start()
+    pad = open_store(parsed.set(port=proxy.port).render_as_string(hide_password=False), call_timeout_s=1.5)
+    try:
+        pad.write_file("a", "f.md", "one\n")
+        proxy.freeze()
+        for call in (lambda: pad.write_file("a", "f.md", "two\n"), lambda: pad.read_file("a", "f.md")):
+            started = time.monotonic()
+            with pytest.raises(StorageUnavailable, match="Retry"):
+                call()
+            assert time.monotonic() - started < 30, "bounded by the call timeout, not by the outage"
+        proxy.thaw()
+        assert pad.read_file("a", "f.md").content == "one\n"  # the frozen write was not committed
+        assert pad.write_file("a", "f.md", "two\n").version == 2
+        recount(pg_url, "a")
+    finally:
+        proxy.thaw()
+        pad.close()
+        proxy.cut()
+
+
 @pytest.mark.anyio
 async def test_mcp_server_keeps_serving_through_an_outage(proxied: tuple[TcpProxy, Scratchpad]) -> None:
     proxy, pad = proxied
