@@ -3,21 +3,19 @@
 # No `from __future__ import annotations` here: the SDK reads these annotations at run time,
 # and the argument types below are chosen per server (agent_id is optional with API keys).
 
-from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
-from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
-from pydantic import Field, ValidationError
+from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import Field
 
 from scratchpad_core import results as r
 from scratchpad_core.limits import utf8_len
 from scratchpad_core.service import Scratchpad
 
-from .calls import CallRunner, clipped
+from .calls import CallRunner
+from .refusals import ScratchpadServer
 
 INSTRUCTIONS = """\
 Private, versioned storage for your notes, plans and logs; it survives between sessions.
@@ -44,53 +42,6 @@ def agent_argument(required: bool) -> Any:
     if required:
         return Annotated[str, Field(description="Your agent's namespace, [a-zA-Z0-9_-], up to 128 characters.")]
     return Annotated[str | None, Field(default=None, description="Optional: your API key already names your agent.")]
-
-
-def invalid_arguments(tool: str, error: ValidationError) -> str:
-    """The SDK's argument check, told the way our own errors are: field, rule, what to do (no pydantic links)."""
-    problems = []
-    for detail in error.errors()[:5]:
-        field = ".".join(str(part) for part in detail["loc"]) or "arguments"
-        problems.append(f"{field}: {detail['msg']}")
-    return f"Invalid arguments for {tool}: {'; '.join(problems)}. Nothing was run; fix the arguments and retry."
-
-
-class ScratchpadServer(MCPServer):
-    """MCPServer whose refusals before a tool runs (unknown tool, invalid arguments) read well and are logged."""
-
-    def __init__(self, runner: CallRunner, **options: Any) -> None:
-        super().__init__("scratchpad", **options)
-        self._runner = runner
-        self._tool_names: set[str] = set()
-
-    def tool(self, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:  # type: ignore[override]
-        """Register a tool; its docstring, folded to one line, is its description."""
-
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            self._tool_names.add(fn.__name__)
-            description = " ".join((fn.__doc__ or "").split())
-            return super(ScratchpadServer, self).tool(description=description, **options)(fn)
-
-        return register
-
-    async def call_tool(
-        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> CallToolResult | InputRequiredResult:
-        try:
-            return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
-            raise
-        except ToolError as error:
-            known = name in self._tool_names
-            outcome = "invalid_arguments" if known else "unknown_tool"
-            self._runner.rejected(name, arguments.get("agent_id"), outcome, known_tool=known)
-            if not known:
-                raise ToolError(
-                    f"Unknown tool: {clipped(name)!r}. List the tools to see what this server offers."
-                ) from None
-            if isinstance(error.__cause__, ValidationError):
-                raise ToolError(invalid_arguments(name, error.__cause__)) from None
-            raise
 
 
 def build_server(
