@@ -22,7 +22,7 @@ from .sql import migrate
 from .sql.dialect import LOCK_TIMEOUT_MS, make_engine
 from .sql.keys import SqlKeyStore, SqlRateLimiter
 from .sql.unit_of_work import SqlUnitOfWork
-from .sql.watchdog import CALL_TIMEOUT_S
+from .sql.watchdog import CALL_TIMEOUT_S, watched
 
 APP_NAME = "scratchpad-mcp"
 
@@ -50,9 +50,9 @@ class Backend:
     def readiness(self) -> str | None:
         """None when the database answers and its schema is at head; otherwise what is wrong."""
         try:
-            with self.engine.connect() as connection:
+            with self.engine.connect() as connection, watched(connection):  # bounded, even on a frozen network
                 connection.execute(text("SELECT 1"))
-            current = migrate.current_revision(self.engine)
+                current = migrate.revision_on(connection)
         except Exception as error:
             return f"database unreachable ({type(error).__name__})"
         if current != self.head_revision:

@@ -41,7 +41,7 @@ def with_newline(text: str, newline: str | None) -> str:
 def replace(content: str, old: str, new: str, replace_all: bool = False) -> Edit:
     if old == "":
         raise InvalidInput("Invalid old_str: it must not be empty. To add text, use insert_lines.")
-    new = with_newline(new, newline_of(content))
+    new = with_newline(new, newline_of(content) or newline_of(new))
     if old == new:
         raise InvalidInput("Invalid edit: old_str and new_str are identical, so there is nothing to change.")
     count = content.count(old)
@@ -76,9 +76,8 @@ def insert(content: str, line: int, text: str) -> Edit:
             f"Invalid line {line}: the file has {count}; use 0 for the top, "
             f"1..{len(lines)} to insert after that line, or -1 for the end."
         )
-    newline = newline_of(content)
+    newline = newline_of(content) or newline_of(text) or "\n"  # the file's, or for a file without one the text's
     text = with_newline(text, newline)
-    newline = newline or "\n"
     added = split_keepends(text)
     if not added[-1].endswith("\n"):
         added[-1] += newline

@@ -92,12 +92,18 @@ def _db(args: argparse.Namespace, engine: Engine) -> int:
 
 @contextlib.contextmanager
 def _output(path: str | None) -> Iterator[IO[str]]:
+    """stdout, or a file that appears (replacing any earlier one) only when the export is complete."""
     if path is None:
         yield sys.stdout
         sys.stdout.flush()
         return
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        yield handle
+    partial = Path(f"{path}.partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="\n") as handle:
+            yield handle
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

@@ -15,6 +15,7 @@ from mcp.types import CallToolResult
 
 from scratchpad_core.errors import InvalidInput, RateLimited, ScratchpadError
 from scratchpad_core.keys import RateLimiter
+from scratchpad_core.paths import check_agent_id
 
 from .replies import failure, success
 
@@ -48,7 +49,7 @@ class TrustedCaller:
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         if requested is None:
             raise InvalidInput("agent_id is required: pass the agent's namespace, e.g. agent_id='research-bot'.")
-        return requested
+        return check_agent_id(requested)  # before the observers: a rate limit keys its bucket on it
 
 
 class CallObserver(Protocol):
@@ -105,7 +106,7 @@ class CallRunner:
     ) -> CallToolResult:
         """Run one tool call: inline (stdio: one client at a time) or on a worker thread (HTTP, and on stdio the
         slow tools, a search or a summary taking seconds, so that the client's other requests are answered)."""
-        record = CallRecord(tool, uuid.uuid4().hex[:16], self._policy.caller(requested_agent), bytes_in=bytes_in)
+        record = CallRecord(tool, uuid.uuid4().hex[:16], self._caller(requested_agent), bytes_in=bytes_in)
         if requested_agent is not None and requested_agent != record.agent_id:
             record.extra["requested_agent"] = clipped(requested_agent)
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
@@ -114,14 +115,17 @@ class CallRunner:
     def rejected(self, tool: str, requested_agent: object, outcome: str, *, known_tool: bool) -> None:
         """Log and count a call the SDK refused before it reached its tool (unknown tool, invalid arguments)."""
         requested = requested_agent if isinstance(requested_agent, str) else None
-        record = CallRecord(tool if known_tool else "(unknown)", uuid.uuid4().hex[:16], None, outcome=outcome)
-        record.agent_id = self._policy.caller(requested)
-        if record.agent_id is not None:
-            record.agent_id = clipped(record.agent_id)
+        name = tool if known_tool else "(unknown)"
+        record = CallRecord(name, uuid.uuid4().hex[:16], self._caller(requested), outcome=outcome)
         if not known_tool:
             record.extra["requested_tool"] = clipped(tool)
         for observer in self._observers:
             observer.after(record)
+
+    def _caller(self, requested_agent: str | None) -> str | None:
+        """Who calls, for the log: a key's agent, or (trusted callers) the agent_id as given, clipped."""
+        caller = self._policy.caller(requested_agent)
+        return None if caller is None else clipped(caller)
 
     def _run(
         self, record: CallRecord, requested_agent: str | None, use_case: Callable[[str], Any], read_only: bool
@@ -130,7 +134,7 @@ class CallRunner:
         started = time.perf_counter()
         try:
             agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
-            record.agent_id = agent_id
+            record.agent_id = clipped(agent_id)
             for observer in self._observers:
                 observer.before(agent_id, tool)
             reply = success(use_case(agent_id))

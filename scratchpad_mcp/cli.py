@@ -9,7 +9,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
@@ -107,9 +107,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def describe_failure(error: Exception, url: str) -> str:
     """Why a command could not do its work, on one line: our own errors, driver errors, files."""
-    if isinstance(error, DBAPIError):  # no such server, bad credentials, an unwritable SQLite file
+    if isinstance(error, DBAPIError):
         reason = (str(error.orig).strip().splitlines() or [type(error.orig).__name__])[0]
-        return (
+        if isinstance(error, IntegrityError | DataError):  # the database refused what a command tried to write
+            return f"the database refused the data: {reason}. Nothing was changed."
+        return (  # no such server, bad credentials, an unwritable SQLite file
             f"cannot use the database {safe_url(url)}: {reason}. Check SCRATCHPAD_DATABASE_URL (or --database) "
             "and that the database is up and reachable."
         )

@@ -62,5 +62,5 @@ class CallLogger:
             **record.extra,
         }
         self._log.info(
-            "%s %s agent=%s %.1fms", record.tool, record.outcome, record.agent_id, record.duration_ms, extra=fields
+            "%s %s agent=%r %.1fms", record.tool, record.outcome, record.agent_id, record.duration_ms, extra=fields
         )

@@ -8,10 +8,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import math
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +54,8 @@ def make_engine(
     a call that waits longer fails as StorageBusy and is retried. call_timeout_s bounds a Postgres
     transaction (and a pool's pre-ping) waiting on a database that stopped answering.
     """
+    if not (math.isfinite(call_timeout_s) and call_timeout_s > 0):
+        raise InvalidInput(f"Invalid call timeout {call_timeout_s!r}: use a number of seconds above 0.")
     try:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
@@ -63,7 +67,7 @@ def make_engine(
         raise InvalidInput(
             f"Unsupported database {safe_url(url)}: scratchpad runs on SQLite and PostgreSQL. {_URL_FORMS}"
         )
-    except (exc.ArgumentError, exc.NoSuchModuleError, ImportError) as error:
+    except (exc.ArgumentError, ValueError, exc.NoSuchModuleError, ImportError) as error:
         shown = safe_url(url) if isinstance(error, (exc.NoSuchModuleError, ImportError)) else "the database URL"
         raise InvalidInput(f"Cannot use {shown}: {error}. {_URL_FORMS}") from None
 
@@ -72,7 +76,7 @@ def safe_url(url: str | URL) -> str:
     """The URL as it may be shown or logged: without its password."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except exc.ArgumentError:
+    except (exc.ArgumentError, ValueError):
         return "(an unparseable URL)"
 
 
@@ -190,6 +194,15 @@ def lock_for_migration(connection: Connection) -> None:
     if connection.dialect.name == "postgresql":
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
     # SQLite: the migration transaction began with BEGIN IMMEDIATE, which already excludes other writers.
+
+
+@contextlib.contextmanager
+def classified() -> Iterator[None]:
+    """Driver errors raised in the block become the domain's (busy or unavailable: retry) where they can."""
+    try:
+        yield
+    except exc.DBAPIError as error:
+        raise (classify(error) or error) from error
 
 
 def classify(error: exc.DBAPIError) -> StorageBusy | StorageUnavailable | None:

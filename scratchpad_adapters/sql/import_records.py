@@ -26,14 +26,22 @@ class Number:
         return f"a whole number from {self.low} to {self.high:,}"
 
 
-TEXT = "text"
+@dataclass(frozen=True)
+class Text:
+    max_chars: int | None = None
+
+    def describe(self) -> str:
+        return "text" if self.max_chars is None else f"text of at most {self.max_chars} characters"
+
+
+TEXT = Text()
 COUNTER = Number(0)
 SEQUENCE = Number(1, MAX_SEQUENCE)
-_FIELDS: dict[str, dict[str, Number | str]] = {
+_FIELDS: dict[str, dict[str, Number | Text]] = {
     "agent": {"agent_id": TEXT, "operations": COUNTER, "bytes_saved": COUNTER},
     "file": {"path": TEXT, "current_version": SEQUENCE, "created_at": COUNTER, "updated_at": COUNTER},
     "version": {"path": TEXT, "version": SEQUENCE, "content": TEXT, "created_at": COUNTER},
-    "summary": {"path": TEXT, "version": SEQUENCE, "summary": TEXT, "model": TEXT, "created_at": COUNTER},
+    "summary": {"path": TEXT, "version": SEQUENCE, "summary": TEXT, "model": Text(100), "created_at": COUNTER},
     "log": {"path": TEXT, "last_entry_id": Number(0, MAX_SEQUENCE), "created_at": COUNTER, "updated_at": COUNTER},
     "entry": {"path": TEXT, "id": SEQUENCE, "entry": TEXT, "created_at": COUNTER},
 }
@@ -49,8 +57,8 @@ def check_fields(kind: str, record: dict[str, Any], line: int) -> None:
         if isinstance(rule, Number):
             if type(value) is not int or not rule.low <= value <= rule.high:
                 raise _refused(line, f"the {kind} record needs {name!r} as {rule.describe()} (got {value!r:.60}).")
-        elif not isinstance(value, str):
-            raise _refused(line, f"the {kind} record needs {name!r} as text (got {value!r:.60}).")
+        elif not isinstance(value, str) or (rule.max_chars is not None and len(value) > rule.max_chars):
+            raise _refused(line, f"the {kind} record needs {name!r} as {rule.describe()} (got {value!r:.60}).")
         else:
             try:
                 storable_size(value, name)
@@ -66,7 +74,7 @@ def check_fields(kind: str, record: dict[str, Any], line: int) -> None:
 
 
 @dataclass
-class Sequence:
+class Numbering:
     """The order one file's versions or one log's entries must keep: increasing, up to the head's number."""
 
     head: int
@@ -77,8 +85,9 @@ class Sequence:
 class AgentOrder:
     """Which paths an agent's records have defined, and how far each file's versions and log's entries got."""
 
-    files: dict[str, Sequence] = field(default_factory=dict)
-    logs: dict[str, Sequence] = field(default_factory=dict)
+    files: dict[str, Numbering] = field(default_factory=dict)
+    logs: dict[str, Numbering] = field(default_factory=dict)
+    summarized: set[str] = field(default_factory=set)
 
     def check(self, kind: str, record: dict[str, Any], line: int) -> None:
         path = record.get("path")
@@ -87,7 +96,11 @@ class AgentOrder:
             if path in defined:
                 raise _refused(line, f"the {kind} {path!r} is defined twice for this agent.")
             head = record["current_version"] if kind == "file" else record["last_entry_id"]
-            defined[str(path)] = Sequence(head)
+            defined[str(path)] = Numbering(head)
+        elif kind == "summary":
+            if path in self.summarized:
+                raise _refused(line, f"the file {path!r} has a second summary; a file keeps one.")
+            self.summarized.add(str(path))
         elif kind in ("version", "entry"):
             owners = self.files if kind == "version" else self.logs
             number = record["version"] if kind == "version" else record["id"]

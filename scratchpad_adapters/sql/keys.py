@@ -8,7 +8,7 @@ from sqlalchemy import Engine, case, insert, literal, select, update
 
 from scratchpad_core.keys import ApiKey
 
-from .dialect import insert_ignore, relaxed_durability, snapshot
+from .dialect import classified, insert_ignore, relaxed_durability, snapshot
 from .tables import api_keys, rate_limits
 from .watchdog import watched
 
@@ -24,13 +24,13 @@ class SqlKeyStore:
             c.execute(insert(api_keys).values(key_hash=key_hash, **vars(key)))
 
     def find(self, key_hash: str, now: int) -> ApiKey | None:
-        with self._engine.connect() as c, watched(c), snapshot(c).begin():
+        with classified(), self._engine.connect() as c, watched(c), snapshot(c).begin():
             row = c.execute(select(api_keys).where(api_keys.c.key_hash == key_hash)).first()
         if row is None:
             return None
         stale = row.last_used_at is None or row.last_used_at < now - TOUCH_EVERY_MS
         if row.revoked_at is None and stale:
-            with self._engine.connect() as c, watched(c), c.begin():
+            with classified(), self._engine.connect() as c, watched(c), c.begin():
                 relaxed_durability(c)
                 c.execute(update(api_keys).where(api_keys.c.id == row.id).values(last_used_at=now))
         values = dict(row._mapping)
@@ -72,7 +72,7 @@ class SqlRateLimiter:
             .values(tokens=available - 1, updated_at=case((t.updated_at < now, now), else_=t.updated_at))
             .returning(t.tokens)
         )
-        with self._engine.connect() as c, watched(c), c.begin():
+        with classified(), self._engine.connect() as c, watched(c), c.begin():
             relaxed_durability(c)
             if c.execute(take).first() is not None:
                 return 0.0

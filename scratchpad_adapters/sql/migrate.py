@@ -14,7 +14,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 
 from alembic import command
 from scratchpad_core.errors import StorageError
@@ -43,7 +43,12 @@ def head_revision() -> str | None:
 
 def current_revision(engine: Engine) -> str | None:
     with engine.connect() as connection:
-        return MigrationContext.configure(connection).get_current_revision()
+        return revision_on(connection)
+
+
+def revision_on(connection: Connection) -> str | None:
+    revision: str | None = MigrationContext.configure(connection).get_current_revision()
+    return revision
 
 
 def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str | None]:
@@ -62,17 +67,17 @@ def _run(engine: Engine, step: Callable[[Config], None]) -> tuple[str | None, st
     config = alembic_config()
     with engine.begin() as connection:
         lock_for_migration(connection)
-        before = MigrationContext.configure(connection).get_current_revision()
+        before = revision_on(connection)
         config.attributes["connection"] = connection
         try:
             step(config)
         except CommandError as error:
             raise StorageError(
-                f"Cannot migrate the database from revision {before!r}: {error}. A revision this version does not "
-                "know was probably made by a newer one: upgrade scratchpad-mcp, or use another database "
-                "(`scratchpad-mcp db current` shows where it stands)."
+                f"Cannot migrate the database from revision {before!r}: {error}. If the database's revision is one "
+                "this version does not know, a newer scratchpad-mcp made it: upgrade scratchpad-mcp, or use another "
+                "database. `scratchpad-mcp db current` shows where it stands."
             ) from error
-        after = MigrationContext.configure(connection).get_current_revision()
+        after = revision_on(connection)
     if after != before:
         log.info("migrated the database from %s to %s", before or "empty", after or "empty",
                  extra={"event": "migration", "from_revision": before, "to_revision": after})  # fmt: skip

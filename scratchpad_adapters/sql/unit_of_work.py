@@ -30,13 +30,19 @@ class SqlUnitOfWork:
     def __enter__(self) -> SqlUnitOfWork:
         try:
             connection = self._engine.connect()
+        except exc.DBAPIError as error:
+            raise (classify(error) or error) from error
+        try:
             if self._read_only:
                 connection = snapshot(connection)
             self._watch.enter_context(watched(connection))
             self._transaction = connection.begin()
-        except exc.DBAPIError as error:
+        except BaseException as error:
             self._watch.close()
-            raise (classify(error) or error) from error
+            connection.close()
+            if isinstance(error, exc.DBAPIError):
+                raise (classify(error) or error) from error
+            raise
         self._connection = connection
         self.files = SqlFileRepository(connection)
         self.logs = SqlLogRepository(connection)
@@ -58,11 +64,10 @@ class SqlUnitOfWork:
         except exc.SQLAlchemyError:
             pass  # the connection is gone (or was invalidated): the pool discards it, and the transaction with it
         finally:
-            try:
-                if connection is not None:
-                    connection.close()
-            finally:
-                self._watch.close()
+            # Stop watching before the connection goes back to the pool, where another call may take it.
+            self._watch.close()
+            if connection is not None:
+                connection.close()
         if isinstance(error, exc.DBAPIError):
             mapped = classify(error)
             if mapped is not None:

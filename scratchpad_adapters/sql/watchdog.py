@@ -52,7 +52,7 @@ class Watchdog:
         while True:
             time.sleep(CHECK_INTERVAL_S)
             now = time.monotonic()
-            with self._lock:  # held while shutting down, so that no watched connection is closed meanwhile
+            with self._lock:  # held while shutting down: a block that ends meanwhile waits to stop watching
                 for token, (deadline, connection) in list(self._watched.items()):
                     if now >= deadline:
                         del self._watched[token]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -17,6 +18,13 @@ T = TypeVar("T")
 DEFAULT_ATTEMPTS = 5
 
 
+def _takes_read_only(factory: object) -> bool:
+    try:
+        return "read_only" in inspect.signature(factory).parameters  # type: ignore[arg-type]
+    except (TypeError, ValueError):  # not introspectable
+        return False
+
+
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -24,7 +32,7 @@ def wall_clock_ms() -> int:
 class UseCaseBase:
     def __init__(
         self,
-        unit_of_work: UnitOfWorkFactory,
+        unit_of_work: UnitOfWorkFactory | Callable[[], UnitOfWork],
         limits: Limits | None = None,
         *,
         summarizer: Summarizer | None = None,
@@ -34,6 +42,8 @@ class UseCaseBase:
         on_close: Callable[[], None] | None = None,
     ) -> None:
         self._uow = unit_of_work
+        # A factory that takes no arguments (the older form) gives ordinary transactions for reads too.
+        self._snapshots = _takes_read_only(unit_of_work)
         self.limits = limits or Limits()
         self._summarizer = summarizer
         self._regex = regex_engine
@@ -46,11 +56,16 @@ class UseCaseBase:
         if self._on_close is not None:
             self._on_close()
 
+    def _open(self, read_only: bool) -> UnitOfWork:
+        if read_only and self._snapshots:
+            return self._uow(read_only=True)  # type: ignore[call-arg]
+        return self._uow()
+
     def _transact(self, work: Callable[[UnitOfWork], T], *, read_only: bool = False) -> T:
         """Run `work` in one transaction; retry it when the database says the clash was transient."""
         for attempt in range(1, self._attempts + 1):
             try:
-                with self._uow(read_only=read_only) as uow:
+                with self._open(read_only) as uow:
                     result = work(uow)
                     uow.commit()
                     return result

@@ -152,6 +152,15 @@ def test_versions_beyond_any_stored_integer_are_refused_clearly(store: Scratchpa
     assert recount.snapshot(A) == before
 
 
+def test_a_file_without_a_line_break_yet_takes_the_texts_line_endings(store: Scratchpad) -> None:
+    store.write_file(A, "empty.txt", "")
+    store.write_file(A, "word.txt", "abc")
+    store.insert_lines(A, "empty.txt", 0, "a\r\nb")
+    store.insert_lines(A, "word.txt", -1, "x\r\ny\r\n")
+    assert store.read_file(A, "empty.txt").content == "a\r\nb\r\n"
+    assert store.read_file(A, "word.txt").content == "abc\r\nx\r\ny\r\n"
+
+
 def test_insert_line_errors_count_lines_properly(store: Scratchpad) -> None:
     store.write_file(A, "one.txt", "only\n")
     store.write_file(A, "empty.txt", "")

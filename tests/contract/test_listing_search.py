@@ -275,3 +275,15 @@ def test_a_long_search_holds_up_no_writer(database_url: str) -> None:
         assert pad.get_usage_stats(A).total_operations == 5  # 2 writes, append, search, and this call
     finally:
         backend.close()
+
+
+def test_a_unit_of_work_factory_without_read_only_still_works(database_url: str) -> None:
+    """Factories that take no arguments (the older form) get ordinary transactions for reads too."""
+    backend = open_backend(database_url)
+    pad = Scratchpad(lambda: SqlUnitOfWork(backend.engine), regex_engine=None)
+    try:
+        pad.write_file(A, "notes.md", "needle\n")
+        assert [m.path for m in pad.search_files(A, "needle").matches] == ["notes.md"]
+        assert pad.read_file(A, "notes.md").content == "needle\n"
+    finally:
+        backend.close()

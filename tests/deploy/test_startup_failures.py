@@ -76,6 +76,7 @@ def test_bad_database_urls_are_explained(tmp_path: Path) -> None:
         "notaurl": "Cannot use the database URL",
         "mysql://user@localhost/db": "Unsupported database mysql://user@localhost/db",
         "postgresql+psycopg2://user:hunter2@localhost/db": "No module named 'psycopg2'",
+        "postgresql://user:hunter2@localhost:notaport/db": "Cannot use the database URL",
     }
     for url, message in cases.items():
         done = run("--database", url, "db", "current")
@@ -111,3 +112,17 @@ def test_export_and_import_mistakes_are_explained_and_create_nothing(tmp_path: P
         assert done.stdout == "", args
     assert not typo.exists()
     assert not (tmp_path / "no").exists()
+
+
+def test_a_failed_export_leaves_an_earlier_export_file_alone(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'real.db'}"
+    with open_store(url) as pad:
+        pad.write_file("alice", "a.md", "x")
+    earlier = tmp_path / "backup.jsonl"
+    assert run("--database", url, "export", "-o", str(earlier)).returncode == 0
+    good = earlier.read_text(encoding="utf-8")
+    assert '"agent_id":"alice"' in good
+    done = run("--database", url, "export", "--agent", "alcie", "-o", str(earlier))
+    assert done.returncode == 1 and "Agent 'alcie' has no data" in done.stderr
+    assert earlier.read_text(encoding="utf-8") == good
+    assert not (tmp_path / "backup.jsonl.partial").exists()

@@ -16,7 +16,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from scratchpad_adapters import open_store
-from scratchpad_core.errors import StorageUnavailable
+from scratchpad_core.errors import InvalidInput, StorageUnavailable
 from scratchpad_core.service import Scratchpad
 from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
@@ -136,6 +136,12 @@ def test_a_database_that_stops_answering_fails_calls_within_the_call_timeout(pg_
         proxy.thaw()
         pad.close()
         proxy.cut()
+
+
+@pytest.mark.parametrize("seconds", [0, -1, float("nan"), float("inf")])
+def test_the_call_timeout_must_be_a_positive_number_of_seconds(pg_url: str, seconds: float) -> None:
+    with pytest.raises(InvalidInput, match="Invalid call timeout"):
+        open_store(pg_url, call_timeout_s=seconds)
 
 
 @pytest.mark.anyio

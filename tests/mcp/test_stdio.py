@@ -113,7 +113,7 @@ def test_only_json_rpc_on_stdout_and_the_log_on_stderr(tmp_path: Path) -> None:
     startup = [line for line in stderr.splitlines() if f"sqlite:///{db}" in line]
     assert len(startup) == 1, stderr
     assert "stdio" in startup[0]
-    assert "write_file ok agent=stdio-agent" in stderr
+    assert "write_file ok agent='stdio-agent'" in stderr
     assert server.returncode == 0
 
 

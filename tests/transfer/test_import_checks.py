@@ -43,6 +43,8 @@ CASES = [
     (edit_first("entry", lambda r: r.update(id=2**40)), "needs 'id' as a whole number from 1 to 2,147,483,647"),
     (edit_first("file", lambda r: r.update(current_version=True)), "needs 'current_version' as a whole number"),
     (duplicate_first("file"), "is defined twice for this agent"),
+    (duplicate_first("summary"), "has a second summary; a file keeps one"),
+    (edit_first("summary", lambda r: r.update(model="m" * 101)), "needs 'model' as text of at most 100 characters"),
     (duplicate_first("entry"), "is out of order: numbers must increase"),
 ]
 
@@ -55,6 +57,8 @@ def test_a_malformed_record_is_refused_naming_line_and_rule(
     with open_store(source, summarizer=FakeSummarizer()) as pad:
         pad.write_file("alice", "notes.md", "v1\n")
         pad.write_file("alice", "notes.md", "v2\n")
+        pad.write_file("alice", "long.md", "x" * 9000)
+        pad.summarize_file("alice", "long.md")
         pad.append_log("alice", "journal", "one")
         pad.append_log("alice", "journal", "two")
     records = [json.loads(line) for line in exported(source).splitlines()]
