@@ -86,7 +86,17 @@ class AnthropicSummarizer:
             raise SummaryUnavailable(
                 "Could not reach the Anthropic API (connection failed or timed out); retry later, or use read_file."
             ) from None
-        summary = "\n".join(block.text for block in response.content if block.type == "text").strip()
+        blocks = getattr(response, "content", None)
+        if not isinstance(blocks, list):  # the SDK does not validate replies: a proxy may send anything
+            raise SummaryUnavailable(
+                "The Anthropic API sent a reply without content (not a Messages response); retry later, "
+                "or use read_file."
+            )
+        summary = "\n".join(
+            text
+            for block in blocks
+            if getattr(block, "type", None) == "text" and isinstance(text := getattr(block, "text", None), str)
+        ).strip()
         if not summary:
             raise SummaryUnavailable("The Anthropic API returned an empty summary; retry later, or use read_file.")
         return summary

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -44,6 +45,7 @@ ALL_CONTEXT = -1
 _NO_EOL = "\\ No newline at end of file\n"
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _AUTOJUNK_ABOVE = 2000
+MAX_MATCHING_WORK = 2_000_000  # about a second of difflib; beyond it a diff replaces the changed middle whole
 
 
 def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
@@ -57,12 +59,32 @@ def opcodes(a: Sequence[str], b: Sequence[str]) -> list[Opcode]:
         tail += 1
     mid_a, mid_b = a[head : len(a) - tail], b[head : len(b) - tail]
     ops: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=len(mid_b) > _AUTOJUNK_ABOVE)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    autojunk = len(mid_b) > _AUTOJUNK_ABOVE
+    if _matching_work(mid_a, mid_b, autojunk) > MAX_MATCHING_WORK:
+        # Thousands of repeated lines: matching them would take minutes. Replacing the changed middle
+        # as a whole is still an exact diff, only a larger one.
+        if mid_a or mid_b:
+            tag = "replace" if mid_a and mid_b else ("delete" if mid_a else "insert")
+            ops.append((tag, head, len(a) - tail, head, len(b) - tail))
+    else:
+        matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=autojunk)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            ops.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
     if tail:
         ops.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
     return ops
+
+
+def _matching_work(a: Sequence[str], b: Sequence[str], autojunk: bool) -> int:
+    """How many (line of a, equal line of b) pairs difflib's matching walks: the cost of one pass over a.
+
+    Lines that difflib's autojunk ignores (over 1% of b, in a long b) are left out, as difflib leaves them.
+    """
+    counts = Counter(b)
+    if autojunk and len(b) >= 200:
+        popular = len(b) // 100 + 1
+        counts = Counter({line: n for line, n in counts.items() if n <= popular})
+    return sum(counts[line] for line in a if line in counts)
 
 
 def diff_chunks(old: str, new: str, context: int = 3) -> list[Chunk]:

@@ -49,10 +49,11 @@ def replace(content: str, old: str, new: str, replace_all: bool = False) -> Edit
         raise EditMismatch(f"old_str was not found in the file. {_hint(content, old)}")
     first = content.find(old)
     if count > 1 and not replace_all:
-        lines = [line_of_offset(content, m.start()) for m in re.finditer(re.escape(old), content)]
+        lines = list(dict.fromkeys(line_of_offset(content, m.start()) for m in re.finditer(re.escape(old), content)))
         listed = ", ".join(map(str, lines[:MAX_LISTED])) + (", ..." if len(lines) > MAX_LISTED else "")
+        where = f"line {listed}" if len(lines) == 1 else f"lines {listed}"
         raise EditMismatch(
-            f"old_str occurs {count} times (lines {listed}). Include more surrounding text to make it unique, "
+            f"old_str occurs {count:,} times ({where}). Include more surrounding text to make it unique, "
             "or pass replace_all=true to replace every occurrence."
         )
     updated = content.replace(old, new) if replace_all else content.replace(old, new, 1)

@@ -49,7 +49,7 @@ def check_content_size(content: str, limits: Limits) -> int:
     if size > limits.max_file_bytes:
         raise LimitExceeded(
             f"Content too large: {size:,} bytes (UTF-8) exceeds the {limits.max_file_bytes:,}-byte limit per file. "
-            "Split it into several files or edit it in place with edit_file."
+            "Nothing was changed; split the content into several files."
         )
     return size
 

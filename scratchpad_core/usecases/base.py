@@ -92,7 +92,8 @@ class UseCaseBase:
                 f"{limits.quota_log_entries:,} log entries. {advice}"
             )
         raise QuotaExceeded(
-            f"Storage quota exceeded: this call needs {delta.bytes:,} more bytes, but the agent stores "
+            f"Storage quota exceeded: this call needs {delta.bytes:,} more byte{'s' if delta.bytes != 1 else ''}, "
+            "but the agent stores "
             f"{usage.bytes:,} of {limits.quota_bytes:,} bytes. {advice}"
         )
 

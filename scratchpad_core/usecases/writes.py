@@ -74,7 +74,10 @@ class FileWrites(UseCaseBase):
 
         def work(uow: UnitOfWork) -> WriteResult:
             record = require_file(uow.files.lock(agent_id, path), path)
-            old = uow.files.get_version(record.id, version) if 1 <= version <= record.current_version else None
+            current = record.current_version
+            if not 1 <= version <= current:
+                raise InvalidInput(f"Invalid version {version}: {path} is at version {current}; use 1 to {current}.")
+            old = uow.files.get_version(record.id, version)
             if old is None:
                 raise NotFound(f"Version {version} of {path} is not retained. Use list_versions to see which are.")
             head = self._commit(uow, agent_id, path, old.content, expected_version, saved=old.bytes)

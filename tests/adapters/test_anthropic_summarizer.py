@@ -140,3 +140,10 @@ def test_no_key(monkeypatch: pytest.MonkeyPatch, value: str | None) -> None:
     with pytest.raises(SummaryUnavailable) as raised:
         AnthropicSummarizer().summarize("p", FILE)
     assert str(raised.value).startswith("summarize_file needs ANTHROPIC_API_KEY")
+
+
+@pytest.mark.parametrize("body", [{"weird": 1}, {"content": None}, {"content": [{"type": "text"}]}, []])
+def test_a_reply_that_is_no_messages_response_is_a_clean_error(body: object) -> None:
+    recorder = Recorder(httpx2.Response(200, json=body))
+    with pytest.raises(SummaryUnavailable, match="retry later"):
+        summarizer(recorder).summarize("notes.md", "content")

@@ -143,8 +143,10 @@ def test_inserted_and_replacing_text_take_the_files_line_endings(store: Scratchp
 def test_versions_beyond_any_stored_integer_are_refused_clearly(store: Scratchpad, recount: Recounter) -> None:
     store.write_file(A, "f.txt", FIVE)
     before = recount.snapshot(A)
-    with pytest.raises(NotFound, match=r"Version 18446744073709551616 of f\.txt is not retained"):
+    with pytest.raises(InvalidInput, match=r"Invalid version 18446744073709551616: f\.txt is at version 1; use 1"):
         store.restore_version(A, "f.txt", 2**64)
+    with pytest.raises(InvalidInput, match="Invalid version 0"):
+        store.restore_version(A, "f.txt", 0)
     with pytest.raises(InvalidInput, match="Invalid expected_version 1099511627776: use the version you last read"):
         store.write_file(A, "f.txt", "new", expected_version=2**40)
     with pytest.raises(InvalidInput, match="Invalid expected_version"):

@@ -272,11 +272,13 @@ def test_restoring_content_equal_to_the_current_version_is_unchanged(store: Scra
     assert recount.snapshot(A)["file_versions"] == before
 
 
-def test_restoring_a_pruned_or_unknown_version_is_not_found(store: Scratchpad, recount: Recounter) -> None:
+def test_restoring_a_pruned_or_unknown_version_is_refused(store: Scratchpad, recount: Recounter) -> None:
     write_versions(store, "f.txt", 11)
     before = recount.snapshot(A)
-    for version in (1, 12, 0):
-        with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match=r"Version 1 of f\.txt is not retained"):
+        store.restore_version(A, "f.txt", 1)  # pruned
+    for version in (12, 0):  # never existed: the same message as read_file(version=N)
+        with pytest.raises(InvalidInput, match=rf"Invalid version {version}: f\.txt is at version 11; use 1 to 11\."):
             store.restore_version(A, "f.txt", version)
     with pytest.raises(NotFound):
         store.restore_version(A, "missing.txt", 1)

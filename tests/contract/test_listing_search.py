@@ -240,6 +240,16 @@ def test_a_pathological_regex_fails_fast(store: Scratchpad) -> None:
     assert time.monotonic() - started < 10
 
 
+def test_a_regex_too_costly_to_compile_is_refused_before_compiling(store: Scratchpad) -> None:
+    """(?:x{65535}){65535} would take tens of GB to compile: refused by its counts, in no time."""
+    store.write_file(A, "f.txt", "xx\n")
+    for pattern in (r"(?:x{65535}){65535}", r"(?:x{1000}){1000}", r"((x{100}){100}){100}"):
+        with pytest.raises(InvalidInput, match="counted repetitions"):
+            store.search_files(A, pattern, regex=True)
+    for fine in (r"x{2}", r"\d{4}-\d{2}", r"\{9999\}{2}", r"(?:x{300}){300}"):
+        store.search_files(A, fine, regex=True)
+
+
 class GatedEngine:
     """A RegexEngine whose matcher waits at the first line until the test opens the gate (at most 30 s)."""
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import random
 import shutil
 import subprocess
 import tempfile
@@ -10,7 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scratchpad_core.diffing import Chunk, apply_chunks, apply_unified, diff_chunks, unified_diff
+from scratchpad_core.diffing import (
+    MAX_MATCHING_WORK,
+    Chunk,
+    _matching_work,
+    apply_chunks,
+    apply_unified,
+    diff_chunks,
+    unified_diff,
+)
 from scratchpad_core.errors import InvalidInput
 
 CONTEXTS = [-1, 0, 1, 3, 10]
@@ -203,3 +212,28 @@ def test_chunk_json_drops_the_unused_key() -> None:
     assert Chunk("skip", count=4).as_json() == {"op": "skip", "count": 4}
     assert Chunk("add", ["x", ""]).as_json() == {"op": "add", "lines": ["x", ""]}
     assert Chunk("equal", ["y"]).as_json() == {"op": "equal", "lines": ["y"]}
+
+
+def test_many_repeated_lines_give_an_exact_diff_without_matching_them() -> None:
+    """100,000 lines drawn from 110 values: difflib would walk ~90 million line pairs (half a minute).
+    Past MAX_MATCHING_WORK the changed middle is replaced whole: larger, but exact, and at once."""
+    rng = random.Random(7)
+    old = "first\n" + "".join(f"{rng.randrange(110)}\n" for _ in range(100_000)) + "last\n"
+    new = "first\n" + "".join(f"{rng.randrange(110)}\n" for _ in range(100_000)) + "last\n"
+    lines = old.splitlines(keepends=True)[1:-1]
+    assert _matching_work(lines, new.splitlines(keepends=True)[1:-1], autojunk=True) > MAX_MATCHING_WORK
+
+    chunks = diff_chunks(old, new, context=0)
+
+    assert [c.op for c in chunks] == ["skip", "remove", "add", "skip"]
+    assert apply_chunks(old, chunks) == new
+    assert apply_unified(old, unified_diff(old, new, context=0)) == new
+
+
+def test_ordinary_diffs_are_still_matched_line_by_line() -> None:
+    base = [f"line {i}\n" for i in range(10_000)]
+    changed = list(base)
+    for k in range(0, 10_000, 100):
+        changed[k] = f"changed {k}\n"
+    chunks = diff_chunks("".join(base), "".join(changed), context=0)
+    assert sum(len(c.lines or []) for c in chunks) == 200  # 100 removed and 100 added lines, nothing more
