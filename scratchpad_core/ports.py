@@ -45,8 +45,12 @@ class FileRepository(Protocol):
     def iter_current(self, agent_id: str, prefix: str) -> Iterator[tuple[str, str]]:
         """(path, content) of each file's current version, sorted by path."""
 
-    def delete(self, file_id: int) -> tuple[int, int]:
-        """Delete the file, its versions and its summary; returns (versions, bytes) removed."""
+    def delete(self, file_id: int, now: int) -> tuple[int, int]:
+        """Delete the file's versions and summary; returns (versions, bytes) removed.
+
+        The path remembers its last version number: a file written there again continues from it
+        (until then, get and lock show it at version 0, as if it had never existed).
+        """
 
 
 class LogRepository(Protocol):
@@ -64,8 +68,12 @@ class LogRepository(Protocol):
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]: ...
 
-    def delete(self, log_id: int) -> tuple[int, int]:
-        """Delete the log and its entries; returns (entries, bytes) removed."""
+    def delete(self, log_id: int, now: int) -> tuple[int, int]:
+        """Delete the log's entries; returns (entries, bytes) removed.
+
+        The path remembers the last entry id: a log appended to there again continues from it, so a
+        reader's since_entry cursor never skips new entries (until then the log reads as empty, 0 entries).
+        """
 
 
 class SummaryRepository(Protocol):

@@ -38,7 +38,7 @@ class Recounter:
     def counts(self, agent_id: str) -> Counts:
         with self.engine.connect() as c:
             file_count = c.execute(
-                select(func.count()).select_from(files).where(files.c.agent_id == agent_id)
+                select(func.count()).select_from(files).where(files.c.agent_id == agent_id, files.c.current_version > 0)
             ).scalar_one()
             version_bytes = c.execute(
                 select(func.coalesce(func.sum(file_versions.c.bytes), 0))
@@ -46,7 +46,7 @@ class Recounter:
                 .where(files.c.agent_id == agent_id)
             ).scalar_one()
             log_count = c.execute(
-                select(func.count()).select_from(logs).where(logs.c.agent_id == agent_id)
+                select(func.count()).select_from(logs).where(logs.c.agent_id == agent_id, logs.c.entries > 0)
             ).scalar_one()
             entry_count, entry_bytes = c.execute(
                 select(func.count(), func.coalesce(func.sum(log_entries.c.bytes), 0))

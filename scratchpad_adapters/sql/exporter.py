@@ -129,7 +129,7 @@ def _agent_records(connection: Connection, agent_id: str) -> Iterator[dict[str, 
         s = connection.execute(select(summaries).where(summaries.c.file_id == f.id)).first()
         if s is not None:
             yield _record("summary", s, path=f.path, version=s.version, summary=s.summary, model=s.model)
-    log_query = select(logs).where(logs.c.agent_id == agent_id).order_by(logs.c.path)
+    log_query = select(logs).where(logs.c.agent_id == agent_id, logs.c.entries > 0).order_by(logs.c.path)
     for g in connection.execute(log_query).all():
         yield _record("log", g, path=g.path, last_entry_id=g.last_entry_id)
         entries = select(log_entries).where(log_entries.c.log_id == g.id).order_by(log_entries.c.entry_id)

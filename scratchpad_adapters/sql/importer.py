@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, delete, func, insert, select, true, update
 
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import utf8_len
@@ -168,8 +168,11 @@ def _check_header(record: dict[str, Any]) -> None:
 
 
 def _has_data(connection: Connection, agent_id: str) -> bool:
+    live = {files: files.c.current_version > 0, logs: logs.c.entries > 0}  # not the tombstones of deleted ones
     return any(
-        connection.execute(select(table.c.agent_id).where(table.c.agent_id == agent_id).limit(1)).first()
+        connection.execute(
+            select(table.c.agent_id).where(table.c.agent_id == agent_id, live.get(table, true())).limit(1)
+        ).first()
         for table in (agents, files, logs)
     )
 

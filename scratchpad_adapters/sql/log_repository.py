@@ -33,12 +33,13 @@ _ENTRIES = (
     .order_by(e.entry_id)
     .limit(bindparam("limit"))
 )
-_LIST = select(logs).where(g.agent_id == bindparam("agent_id")).order_by(g.path)
+_LIVE = g.entries > 0  # a deleted log keeps its row, with no entries, so that its ids carry on if it comes back
+_LIST = select(logs).where(g.agent_id == bindparam("agent_id"), _LIVE).order_by(g.path)
 _LIST_UNDER_PREFIX = (
-    select(logs).where(g.agent_id == bindparam("agent_id"), under_prefix(g.path, True)).order_by(g.path)
+    select(logs).where(g.agent_id == bindparam("agent_id"), _LIVE, under_prefix(g.path, True)).order_by(g.path)
 )
-_DELETE_ENTRIES = delete(log_entries).where(e.log_id == bindparam("log_id"))
-_DELETE_LOG = delete(logs).where(g.id == bindparam("log_id")).returning(g.entries, g.bytes)
+_DELETE_ENTRIES = delete(log_entries).where(e.log_id == bindparam("log_id")).returning(e.bytes)
+_BURY_LOG = update(logs).where(g.id == bindparam("log_id")).values(entries=0, bytes=0, updated_at=bindparam("now"))
 
 
 class SqlLogRepository:
@@ -82,7 +83,7 @@ class SqlLogRepository:
         query = _LIST_UNDER_PREFIX if prefix else _LIST
         return [LogRecord(**row) for row in run(self._c, query, {"agent_id": agent_id, **prefix_bounds(prefix)})]
 
-    def delete(self, log_id: int) -> tuple[int, int]:
-        run(self._c, _DELETE_ENTRIES, {"log_id": log_id})
-        row = run(self._c, _DELETE_LOG, {"log_id": log_id}).one()
-        return row.entries, row.bytes
+    def delete(self, log_id: int, now: int) -> tuple[int, int]:
+        gone = run(self._c, _DELETE_ENTRIES, {"log_id": log_id}).scalars()
+        run(self._c, _BURY_LOG, {"log_id": log_id, "now": now})
+        return len(gone), sum(gone)

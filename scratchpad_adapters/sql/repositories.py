@@ -6,11 +6,12 @@ SQLAlchemy's compiled form. The SQL stays visible here.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, bindparam, delete, select, update
+from sqlalchemy import Connection, Select, and_, bindparam, delete, func, select, update
 
 from scratchpad_core.model import FileRecord, Version, VersionInfo
 
@@ -23,18 +24,22 @@ f, v, s = files.c, file_versions.c, summaries.c
 
 _BY_PATH = select(files).where(f.agent_id == bindparam("agent_id"), f.path == bindparam("path"))
 _LOCK_BY_PATH = _BY_PATH.with_for_update()
-_ADVANCE = (
+# A deleted file keeps its row as a tombstone: current_version holds minus its last version, so that a
+# file written there again continues the numbering and a version number never names two contents.
+_NEXT = (
     update(files)
     .where(f.agent_id == bindparam("agent"), f.path == bindparam("file_path"), f.sha256 != bindparam("new_sha256"))
     .values(
-        current_version=f.current_version + 1,
+        current_version=func.abs(f.current_version) + 1,
         bytes=bindparam("new_bytes"),
         sha256=bindparam("new_sha256"),
         updated_at=bindparam("now"),
     )
     .returning(f.id, f.current_version)
 )
+_ADVANCE = _NEXT.where(f.current_version > 0)  # a live file
 _ADVANCE_FROM = _ADVANCE.where(f.current_version == bindparam("expected"))
+_START = _NEXT.where(f.current_version <= 0)  # a new row, or a tombstone
 _ADD_VERSION = file_versions.insert()
 _PRUNE = (
     delete(file_versions)
@@ -49,7 +54,11 @@ _VERSIONS = (
 )
 _DELETE_VERSIONS = delete(file_versions).where(v.file_id == bindparam("file_id")).returning(v.bytes)
 _DELETE_SUMMARY = delete(summaries).where(s.file_id == bindparam("file_id"))
-_DELETE_FILE = delete(files).where(f.id == bindparam("file_id"))
+_BURY_FILE = (
+    update(files)
+    .where(f.id == bindparam("file_id"))
+    .values(current_version=-f.current_version, bytes=0, sha256="", updated_at=bindparam("now"))
+)
 _SUMMARY = select(s.summary).where(s.file_id == bindparam("file_id"), s.version == bindparam("version"))
 
 
@@ -64,11 +73,21 @@ def under_prefix(column: Any, prefixed: bool) -> Any:
 
 @functools.cache
 def _listing(prefixed: bool, after: bool, limited: bool) -> Select[Any]:
-    query = select(files).where(f.agent_id == bindparam("agent_id"), under_prefix(f.path, prefixed))
+    query = select(files).where(
+        f.agent_id == bindparam("agent_id"), f.current_version > 0, under_prefix(f.path, prefixed)
+    )
     if after:
         query = query.where(f.path > bindparam("after"))
     query = query.order_by(f.path)
     return query.limit(bindparam("limit")) if limited else query
+
+
+def _record(row: Any) -> FileRecord | None:
+    """The domain's view of a file row: a tombstone reads as a file at version 0, one that does not exist."""
+    if row is None:
+        return None
+    record = FileRecord(**row)
+    return record if record.current_version >= 0 else dataclasses.replace(record, current_version=0)
 
 
 class SqlFileRepository:
@@ -76,12 +95,10 @@ class SqlFileRepository:
         self._c = connection
 
     def get(self, agent_id: str, path: str) -> FileRecord | None:
-        row = run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first()
-        return None if row is None else FileRecord(**row)
+        return _record(run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first())
 
     def lock(self, agent_id: str, path: str) -> FileRecord | None:
-        row = run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
-        return None if row is None else FileRecord(**row)
+        return _record(run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first())
 
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
         record = self.lock(agent_id, path)
@@ -102,7 +119,8 @@ class SqlFileRepository:
                   "now": head.created_at, "expected": expected}  # fmt: skip
         if expected is None:
             del params["expected"]
-        row = run(self._c, _ADVANCE if expected is None else _ADVANCE_FROM, params).first()
+        statement = _ADVANCE if expected is None else _START if expected == 0 else _ADVANCE_FROM
+        row = run(self._c, statement, params).first()
         return None if row is None else (row.id, row.current_version)
 
     def add_version(self, file_id: int, version: Version) -> None:
@@ -145,11 +163,11 @@ class SqlFileRepository:
         for row in self._c.execute(query, prefix_bounds(prefix)):
             yield row.path, row.content
 
-    def delete(self, file_id: int) -> tuple[int, int]:
+    def delete(self, file_id: int, now: int) -> tuple[int, int]:
         params = {"file_id": file_id}
         gone = run(self._c, _DELETE_VERSIONS, params).scalars()
         run(self._c, _DELETE_SUMMARY, params)
-        run(self._c, _DELETE_FILE, params)
+        run(self._c, _BURY_FILE, {**params, "now": now})
         return len(gone), sum(gone)
 
 

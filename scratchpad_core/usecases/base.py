@@ -109,6 +109,6 @@ def require_file(record: FileRecord | None, path: str) -> FileRecord:
 
 
 def require_log(record: LogRecord | None, path: str) -> LogRecord:
-    if record is None:
+    if record is None or record.entries == 0:  # no entries: a deleted log, remembered for its ids
         raise NotFound(f"Log not found: {path}. Use list_logs to see this agent's logs.")
     return record

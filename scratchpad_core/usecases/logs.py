@@ -21,7 +21,7 @@ class Logs(UseCaseBase):
             now = self._clock()
             log = uow.logs.lock_or_create(agent_id, path, now)
             entry_id = uow.logs.append(log.id, entry, size, now)
-            created = log.last_entry_id == 0
+            created = log.entries == 0  # a new log, or a deleted one coming back
             self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))
             return AppendResult(path, entry_id, size)
 
@@ -85,10 +85,10 @@ class Logs(UseCaseBase):
 
         def work(uow: UnitOfWork) -> DeleteLogResult:
             log = uow.logs.lock(agent_id, path)
-            if log is None:
+            if log is None or log.entries == 0:
                 self._count(uow, agent_id)
                 return DeleteLogResult(path, deleted=False, entries_removed=0, bytes_freed=0)
-            entries, freed = uow.logs.delete(log.id)
+            entries, freed = uow.logs.delete(log.id, self._clock())
             self._count(uow, agent_id, UsageDelta(logs=-1, log_entries=-entries, bytes=-freed))
             return DeleteLogResult(path, deleted=True, entries_removed=entries, bytes_freed=freed)
 

@@ -95,10 +95,10 @@ class FileWrites(UseCaseBase):
             current = record.current_version if record else 0
             if expected_version is not None and expected_version != current:
                 raise VersionConflict(path, expected_version, current)
-            if record is None:
+            if record is None or current == 0:
                 self._count(uow, agent_id)
                 return DeleteResult(path, deleted=False, versions_removed=0)
-            removed, freed = uow.files.delete(record.id)
+            removed, freed = uow.files.delete(record.id, self._clock())
             self._count(uow, agent_id, UsageDelta(files=-1, bytes=-freed))
             return DeleteResult(path, deleted=True, versions_removed=removed)
 
@@ -153,6 +153,7 @@ class FileWrites(UseCaseBase):
         """Make `content` the file's next version, unless it equals the current one."""
         head = Version.of(0, content, self._clock())
         advanced = uow.files.advance(agent_id, path, head, expected)
+        created = expected == 0  # advancing "from 0" starts a file (its number continues a deleted one's)
         if advanced is None:  # the slow path: say why, or create the file
             if create:
                 record = uow.files.lock_or_create(agent_id, path, head.created_at)
@@ -165,10 +166,10 @@ class FileWrites(UseCaseBase):
                 return Committed(record.current_version, 0, unchanged=True)
             advanced = uow.files.advance(agent_id, path, head, record.current_version)
             assert advanced is not None, "the row is locked and holds other content"
+            created = record.current_version == 0
         file_id, number = advanced
         uow.files.add_version(file_id, dataclasses.replace(head, version=number))
         _, freed = uow.files.prune(file_id, number - self.limits.max_versions + 1)
-        created = number == 1
         self._count(uow, agent_id, UsageDelta(files=int(created), bytes=head.bytes - freed, bytes_saved=saved))
         return Committed(number, head.bytes)
 

@@ -322,16 +322,36 @@ def test_deleting_a_missing_file(store: Scratchpad) -> None:
     assert store.delete_file(A, "f.txt") == DeleteResult("f.txt", deleted=False, versions_removed=0)
 
 
-def test_after_delete_the_path_starts_again_at_version_one(store: Scratchpad, recount: Recounter) -> None:
+def test_after_delete_the_path_continues_its_version_numbers(store: Scratchpad, recount: Recounter) -> None:
+    """A version number never names two contents: an agent still holding version 4 of the deleted file
+    must not get 'unchanged' (or a diff against the wrong text) from a new file at that path."""
     write_versions(store, "f.txt", 4)
     store.delete_file(A, "f.txt")
+    assert store.list_files(A).files == []
+    with pytest.raises(NotFound):
+        store.read_file(A, "f.txt")
 
-    assert store.write_file(A, "f.txt", "fresh") == WriteResult("f.txt", 1, 5)
+    assert store.write_file(A, "f.txt", "fresh") == WriteResult("f.txt", 5, 5)
 
-    assert [v.version for v in store.list_versions(A, "f.txt").versions] == [1]
-    with pytest.raises(InvalidInput):
-        store.read_file(A, "f.txt", version=2)
+    assert [v.version for v in store.list_versions(A, "f.txt").versions] == [5]
+    with pytest.raises(NotFound):  # versions 1..4 went with the deleted file
+        store.read_file(A, "f.txt", version=4)
+    old_reader = store.read_file(A, "f.txt", since_version=4)
+    assert old_reader.version_too_old and old_reader.content == "fresh"
     assert recount.check(store, A).total_bytes == 5
+    assert store.get_usage_stats(A).file_count == 1
+
+
+def test_a_stale_expected_version_cannot_overwrite_a_recreated_file(store: Scratchpad, recount: Recounter) -> None:
+    store.write_file(A, "plan.md", "X's plan\n")  # X reads version 1
+    store.delete_file(A, "plan.md")
+    assert store.write_file(A, "plan.md", "Y's plan\n").version == 2  # Y starts over at the same path
+    before = recount.snapshot(A)
+    with pytest.raises(VersionConflict):
+        store.write_file(A, "plan.md", "X overwrites\n", expected_version=1)
+    assert recount.snapshot(A) == before
+    assert store.delete_file(A, "plan.md").deleted and not store.delete_file(A, "plan.md").deleted
+    assert store.write_file(A, "plan.md", "again\n", expected_version=0).version == 3
 
 
 def test_delete_with_a_stale_expected_version_conflicts(store: Scratchpad, recount: Recounter) -> None:

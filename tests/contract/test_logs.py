@@ -147,7 +147,14 @@ def test_delete_log_gives_entries_and_bytes_back(store: Scratchpad, recount: Rec
     assert [g.path for g in store.list_logs(A).logs] == ["keep.log"]
     stats = recount.check(store, A)
     assert (stats.logs, stats.log_count, stats.total_bytes) == (1, 1, 4)
-    assert store.append_log(A, "l.log", "again").entry_id == 1
+    assert store.delete_log(A, "l.log").deleted is False  # already gone
+    # Appending again brings the log back, and its ids carry on: a reader holding since_entry=2 from before
+    # the delete still gets the new entry instead of skipping it.
+    assert store.append_log(A, "l.log", "again").entry_id == 5
+    assert [e.entry for e in store.read_log(A, "l.log", since_entry=2).entries] == ["again"]
+    assert [g.path for g in store.list_logs(A).logs] == ["keep.log", "l.log"]
+    stats = recount.check(store, A)
+    assert (stats.logs, stats.log_count) == (2, 2)
 
 
 def test_deleting_a_missing_log(store: Scratchpad) -> None:
@@ -173,6 +180,6 @@ def test_an_agent_at_the_entry_quota_can_append_after_delete_log(make_store: Sto
     assert recount.snapshot(A) == before
 
     store.delete_log(A, "l.log")
-    assert store.append_log(A, "l.log", "after") == AppendResult("l.log", 1, 5)
+    assert store.append_log(A, "l.log", "after") == AppendResult("l.log", 6, 5)
     stats = recount.check(store, A)
     assert (stats.logs, stats.log_count, stats.total_bytes) == (1, 1, 5)
