@@ -18,6 +18,7 @@ from scratchpad_adapters.sql.dialect import make_engine, safe_url
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import import_
 from scratchpad_core.errors import InvalidInput
+from scratchpad_core.limits import Limits
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -50,11 +51,11 @@ def opened_engine(url: str) -> Iterator[Engine]:
         engine.dispose()
 
 
-def run(args: argparse.Namespace, url: str) -> int:
+def run(args: argparse.Namespace, url: str, limits: Limits) -> int:
     if args.command == "import":
         with _input(args.input) as lines, opened_engine(url) as engine:  # a missing input creates no database
             migrate.upgrade(engine)
-            import_(engine, lines, replace=args.replace, progress=progress)
+            import_(engine, lines, replace=args.replace, progress=progress, limits=limits)
         return 0
     if args.command == "export":
         _require_existing(url)

@@ -9,7 +9,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from scratchpad_core.errors import AccessDenied
+from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
 from scratchpad_core.keys import ApiKeys
 
 from .calls import clipped
@@ -17,6 +17,7 @@ from .metrics import Metrics
 
 log = logging.getLogger("scratchpad.auth")
 
+UNCHECKED = "(unchecked)"  # the client_id of a token whose key could not be checked (the database was down)
 READ_SCOPE = "scratchpad:read"
 WRITE_SCOPE = "scratchpad:write"
 
@@ -29,7 +30,14 @@ class KeyVerifier:
         self._metrics = metrics
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        key, reason = await anyio.to_thread.run_sync(self._keys.authenticate, token)
+        try:
+            key, reason = await anyio.to_thread.run_sync(self._keys.authenticate, token)
+        except StorageError as error:
+            # The key could not be checked. Failing here would be a bare HTTP 500 (or a 401 that tells a
+            # good key it is bad), so the request goes on with a token that KeyedCaller refuses for every
+            # tool, with the storage error's retryable message: nothing runs without a checked key.
+            log.warning("key not checked: %s", error.message, extra={"event": "auth_unavailable"})
+            return AccessToken(token=token, client_id=UNCHECKED, scopes=[], claims={"error": error.message})
         if key is None:
             self._metrics.auth_failure(reason)
             log.warning("auth failure: %s key", reason, extra={"event": "auth_failure", "reason": reason})
@@ -47,6 +55,8 @@ class KeyedCaller:
 
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         token = get_access_token()
+        if token is not None and token.client_id == UNCHECKED:
+            raise StorageUnavailable(str((token.claims or {}).get("error", "The API key could not be checked.")))
         if token is None or token.subject is None:
             raise AccessDenied("This call needs an API key (Authorization: Bearer <key>).")
         if requested is not None and requested != token.subject:

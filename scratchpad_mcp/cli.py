@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve(settings)
         if args.command == "keys":
             return keys_cli.run(args, settings.database_url)
-        return admin.run(args, settings.database_url)
+        return admin.run(args, settings.database_url, settings.limits)
     except (SettingsError, ScratchpadError, DBAPIError, OSError, UnicodeDecodeError) as error:
         message = describe_failure(error, settings.database_url)
         if serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start

@@ -23,13 +23,14 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.pool import QueuePool
 from sqlalchemy.sql.dml import Insert
 
-from scratchpad_core.errors import InvalidInput, StorageBusy, StorageUnavailable
+from scratchpad_core.errors import InvalidInput, StorageBusy, StorageError, StorageUnavailable
 
 from .execution import run
 from .watchdog import CALL_TIMEOUT_OPTION, CALL_TIMEOUT_S, watch_pings
 
 LOCK_TIMEOUT_MS = 10_000  # how long one statement waits for a lock before the call is retried
 MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
+_PG_READ_ONLY = "25006"  # read_only_sql_transaction
 _PG_BUSY_STATES = {"40001", "40P01", "55P03"}  # serialization failure, deadlock, lock not available
 _PG_GONE_CLASSES = ("08", "57P01", "57P02", "57P03")  # connection exceptions, admin/crash shutdown
 _SNAPSHOT_OPTION = "scratchpad_snapshot"
@@ -83,6 +84,7 @@ def safe_url(url: str | URL) -> str:
 def _postgres_engine(parsed: URL, lock_timeout_ms: int, **options: Any) -> Engine:
     if parsed.drivername == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
+    options.setdefault("hide_parameters", True)  # errors may be logged: never with the content they carried
     options.setdefault("pool_pre_ping", True)
     options.setdefault("pool_size", 10)
     options.setdefault("max_overflow", 10)
@@ -105,6 +107,7 @@ def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
         options.update(poolclass=QueuePool, pool_size=1, max_overflow=0)
     else:
         Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    options.setdefault("hide_parameters", True)
     connect_args = dict(options.pop("connect_args", {}))
     connect_args.setdefault("check_same_thread", False)
     connect_args.setdefault("timeout", lock_timeout_ms / 1000)
@@ -205,12 +208,17 @@ def classified() -> Iterator[None]:
         raise (classify(error) or error) from error
 
 
-def classify(error: exc.DBAPIError) -> StorageBusy | StorageUnavailable | None:
+def classify(error: exc.DBAPIError) -> StorageError | None:
     original = error.orig
     state = getattr(original, "sqlstate", None) or ""
     message = str(original).lower()
     if state in _PG_BUSY_STATES or "database is locked" in message or "database is busy" in message:
         return StorageBusy("The database is busy with other writers; nothing was changed. Retry the call.")
+    if state == _PG_READ_ONLY or "readonly database" in message:
+        return StorageError(
+            "The database is read-only (an administrator set it so, or it is a replica); nothing was changed. "
+            "Reads still work; retry writes once it accepts them again."
+        )
     if isinstance(error, exc.IntegrityError):
         return StorageBusy("A concurrent change collided with this one; nothing was changed. Retry the call.")
     gone = error.connection_invalidated or state.startswith(_PG_GONE_CLASSES) or isinstance(error, exc.InterfaceError)

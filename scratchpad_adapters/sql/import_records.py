@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratchpad_core.errors import InvalidInput, ScratchpadError
-from scratchpad_core.limits import storable_size
+from scratchpad_core.limits import Limits, storable_size, utf8_len
 from scratchpad_core.model import MAX_SEQUENCE
 from scratchpad_core.paths import check_agent_id, check_path
 
@@ -56,21 +56,21 @@ def check_fields(kind: str, record: dict[str, Any], line: int) -> None:
         value = record.get(name)
         if isinstance(rule, Number):
             if type(value) is not int or not rule.low <= value <= rule.high:
-                raise _refused(line, f"the {kind} record needs {name!r} as {rule.describe()} (got {value!r:.60}).")
+                raise refused(line, f"the {kind} record needs {name!r} as {rule.describe()} (got {value!r:.60}).")
         elif not isinstance(value, str) or (rule.max_chars is not None and len(value) > rule.max_chars):
-            raise _refused(line, f"the {kind} record needs {name!r} as {rule.describe()} (got {value!r:.60}).")
+            raise refused(line, f"the {kind} record needs {name!r} as {rule.describe()} (got {value!r:.60}).")
         else:
             try:
                 storable_size(value, name)
             except ScratchpadError as error:
-                raise _refused(line, str(error)) from None
+                raise refused(line, str(error)) from None
     try:
         if kind == "agent":
             check_agent_id(record["agent_id"])
         else:
             check_path(record["path"])
     except ScratchpadError as error:
-        raise _refused(line, str(error)) from None
+        raise refused(line, str(error)) from None
 
 
 @dataclass
@@ -78,42 +78,81 @@ class Numbering:
     """The order one file's versions or one log's entries must keep: increasing, up to the head's number."""
 
     head: int
+    line: int  # where the file or log was defined
     seen: int = 0
+    count: int = 0
 
 
 @dataclass
 class AgentOrder:
-    """Which paths an agent's records have defined, and how far each file's versions and log's entries got."""
+    """One agent's records as they arrive: defined paths, order, and the limits and quotas they must fit.
 
+    An import may not create what the server itself would refuse: more retained versions than it keeps,
+    content beyond the size limits, an agent beyond its quotas, or a summary of a version not yet written.
+    """
+
+    limits: Limits
     files: dict[str, Numbering] = field(default_factory=dict)
     logs: dict[str, Numbering] = field(default_factory=dict)
     summarized: set[str] = field(default_factory=set)
+    entries: int = 0
+    bytes: int = 0
 
     def check(self, kind: str, record: dict[str, Any], line: int) -> None:
-        path = record.get("path")
+        path = str(record.get("path"))
         if kind in ("file", "log"):
             defined = self.files if kind == "file" else self.logs
             if path in defined:
-                raise _refused(line, f"the {kind} {path!r} is defined twice for this agent.")
+                raise refused(line, f"the {kind} {path!r} is defined twice for this agent.")
+            if kind == "file" and len(self.files) == self.limits.quota_files:
+                raise refused(line, f"the agent has more than its quota of {self.limits.quota_files:,} files.")
             head = record["current_version"] if kind == "file" else record["last_entry_id"]
-            defined[str(path)] = Numbering(head)
-        elif kind == "summary":
+            defined[path] = Numbering(head, line)
+            return
+        owners = self.logs if kind == "entry" else self.files
+        numbering = owners.get(path)
+        if numbering is None:
+            owner = "log" if kind == "entry" else "file"
+            raise refused(line, f"this {kind} belongs to the {owner} {path!r}, which no earlier record defines.")
+        if kind == "summary":
             if path in self.summarized:
-                raise _refused(line, f"the file {path!r} has a second summary; a file keeps one.")
-            self.summarized.add(str(path))
-        elif kind in ("version", "entry"):
-            owners = self.files if kind == "version" else self.logs
-            number = record["version"] if kind == "version" else record["id"]
-            sequence = owners.get(str(path))
-            if sequence is not None:
-                if not sequence.seen < number <= sequence.head:
-                    raise _refused(
-                        line,
-                        f"{kind} {number} of {path!r} is out of order: numbers must increase, "
-                        f"after {sequence.seen} and up to {sequence.head}.",
-                    )
-                sequence.seen = number
+                raise refused(line, f"the file {path!r} has a second summary; a file keeps one.")
+            if record["version"] > numbering.head:
+                raise refused(line, f"the summary is of version {record['version']}, beyond the file's last.")
+            self.summarized.add(path)
+            return
+        number = record["version"] if kind == "version" else record["id"]
+        if not numbering.seen < number <= numbering.head:
+            raise refused(
+                line,
+                f"{kind} {number} of {path!r} is out of order: numbers must increase, "
+                f"after {numbering.seen} and up to {numbering.head}.",
+            )
+        numbering.seen, numbering.count = number, numbering.count + 1
+        self._fits(kind, record, line, numbering)
+
+    def _fits(self, kind: str, record: dict[str, Any], line: int, numbering: Numbering) -> None:
+        limits = self.limits
+        text = record["content"] if kind == "version" else record["entry"]
+        size = utf8_len(text)
+        most = limits.max_file_bytes if kind == "version" else limits.max_log_entry_bytes
+        if size > most:
+            raise refused(line, f"the {kind} holds {size:,} bytes, over this server's limit of {most:,}.")
+        if kind == "version" and numbering.count > limits.max_versions:
+            raise refused(line, f"the file keeps more than this server's {limits.max_versions} versions.")
+        self.entries += kind == "entry"
+        self.bytes += size
+        if self.entries > limits.quota_log_entries or self.bytes > limits.quota_bytes:
+            raise refused(line, "the agent's log entries or bytes exceed its quota on this server.")
+
+    def finish(self, line: int) -> None:
+        """At the agent's end: each file's records reached its current version."""
+        for path, numbering in self.files.items():
+            if numbering.seen != numbering.head:
+                raise refused(
+                    numbering.line, f"the file {path!r} is at version {numbering.head}, but no record holds it."
+                )
 
 
-def _refused(line: int, reason: str) -> InvalidInput:
+def refused(line: int, reason: str) -> InvalidInput:
     return InvalidInput(f"Import line {line}: {reason} Nothing was imported.")

@@ -8,18 +8,18 @@ unless `replace` is set, in which case its data is deleted first.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, func, insert, select, true, update
 
 from scratchpad_core.errors import InvalidInput
-from scratchpad_core.limits import utf8_len
+from scratchpad_core.limits import Limits, utf8_len
 from scratchpad_core.model import sha256_hex
 from scratchpad_core.text import count_lines
 
 from .exporter import BATCH, FORMAT, FORMAT_VERSION, PLURAL, Counts, Progress, Ticker
-from .import_records import AgentOrder, check_fields
+from .import_records import AgentOrder, check_fields, refused
 from .tables import agents, file_versions, files, log_entries, logs, summaries
 
 
@@ -110,44 +110,73 @@ class _AgentLoader:
                 rows.clear()
 
 
-def import_(engine: Engine, lines: Iterable[str], *, replace: bool = False, progress: Progress | None = None) -> Counts:
-    """Load an export into the database in one transaction; raises InvalidInput (nothing loaded) on bad input."""
+def import_(
+    engine: Engine,
+    lines: Iterable[str],
+    *,
+    replace: bool = False,
+    progress: Progress | None = None,
+    limits: Limits | None = None,
+) -> Counts:
+    """Load an export into the database in one transaction; raises InvalidInput (nothing loaded) on bad input.
+
+    Records must fit `limits` (the server's limits and quotas): an import creates nothing a call could not.
+    """
+    limits = limits or Limits()
     counts = Counts()
     ticker = Ticker(progress, "imported", counts)
     with engine.begin() as connection:
         loader: _AgentLoader | None = None
-        order = AgentOrder()
-        ended = False
-        for number, raw in enumerate(lines, 1):
+        order = AgentOrder(limits)
+        agents_seen: set[str] = set()
+        rest = iter(enumerate(lines, 1))
+        end: dict[str, Any] | None = None
+        end_line = 0
+        for number, raw in rest:
             record = _parse(raw, number)
             kind = record["type"]
             if number == 1:
                 _check_header(record)
-            elif kind == "end":
-                ended = True
+                continue
+            if kind == "end":
+                order.finish(number)
+                end, end_line = record, number
                 break
-            elif kind == "agent":
+            if kind in PLURAL:
                 check_fields(kind, record, number)
+            if kind == "agent":
+                order.finish(number)
+                if record["agent_id"] in agents_seen:
+                    raise refused(number, f"agent {record['agent_id']!r} appears twice; its records must be together.")
+                agents_seen.add(record["agent_id"])
                 if loader is not None:
                     loader.finish()
-                loader, order = _AgentLoader(connection, record, replace), AgentOrder()
+                loader, order = _AgentLoader(connection, record, replace), AgentOrder(limits)
             elif kind in PLURAL and loader is not None:
-                check_fields(kind, record, number)
                 order.check(kind, record, number)
                 loader.add(kind, record)
             else:
                 raise InvalidInput(f"Import line {number}: unexpected record type {kind!r}.")
-            if kind in PLURAL:
-                counts.add(kind)
-                ticker.tick()
-        if not ended:
+            counts.add(kind)
+            ticker.tick()
+        if end is None:
             raise InvalidInput(
                 "Import refused: the input ends without its end record (truncated?). Nothing was imported."
             )
+        _check_end(end, end_line, counts, rest)
         if loader is not None:
             loader.finish()
     ticker.done()
     return counts
+
+
+def _check_end(end: dict[str, Any], line: int, counts: Counts, rest: Iterator[tuple[int, str]]) -> None:
+    """The end record closes the input, and its counts are those of the records before it."""
+    for number, raw in rest:
+        if raw.strip():
+            raise refused(number, "records after the end record.")
+    if "counts" in end and end["counts"] != vars(counts):
+        raise refused(line, f"the end record counts {end['counts']}, but the input holds {vars(counts)} (edited?).")
 
 
 def _parse(raw: str, number: int) -> dict[str, Any]:
