@@ -52,7 +52,7 @@ def serve(settings: Settings) -> int:
         from . import http
 
         log.info(
-            "serving MCP on http://%s:%d/mcp (auth: %s)", settings.host, settings.port, settings.auth,
+            "serving MCP on %s/mcp (auth: %s)", settings.listen_url, settings.auth,
             extra={"event": "listening", "host": settings.host, "port": settings.port},
         )  # fmt: skip
         http.serve(settings, http.build_app(settings, backend))
@@ -84,7 +84,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.database:
             settings = dataclasses.replace(settings, database_url=args.database, database_is_default=False)
     except SettingsError as error:
-        print(f"scratchpad-mcp: invalid setting: {error}", file=sys.stderr)
+        if _json_logs_wanted(os.environ):  # as the server's own lines would be: a supervisor reads JSON
+            configure_logging("INFO", "json")
+            log.error("scratchpad-mcp: invalid setting: %s", error, extra={"event": "startup_failed"})
+        else:
+            print(f"scratchpad-mcp: invalid setting: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.log_level, settings.log_format)
     serving = args.command in (None, "serve")
@@ -103,6 +107,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if isinstance(error, SettingsError) else 1
     except KeyboardInterrupt:
         return 130
+
+
+def _json_logs_wanted(env: os._Environ[str]) -> bool:
+    """JSON when asked for, or by default over HTTP: read raw, since the settings themselves failed."""
+    fmt = (env.get("SCRATCHPAD_LOG_FORMAT") or "").strip().lower()
+    return fmt == "json" or (not fmt and (env.get("MCP_TRANSPORT") or "").strip().lower() == "http")
 
 
 def describe_failure(error: Exception, url: str) -> str:

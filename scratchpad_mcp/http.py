@@ -54,7 +54,7 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         observers.insert(0, RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
     keyed = settings.auth == "keys"
     runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(), observers)
-    public = settings.public_url or f"http://{settings.host}:{settings.port}"
+    public = settings.public_url or settings.listen_url
     server = build_server(
         backend.pad,
         runner,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -66,11 +68,11 @@ class Settings:
             limits=Limits(**limits),
             summary_model=env.get("SCRATCHPAD_SUMMARY_MODEL") or DEFAULT_MODEL,
             transport=transport,  # type: ignore[arg-type]
-            host=env.get("SCRATCHPAD_HOST") or "127.0.0.1",
+            host=_host(env),
             port=_int(env, "PORT", 4321, low=1, high=65535),
             auth=_choice(env, "SCRATCHPAD_AUTH", ("keys", "none"), "keys"),  # type: ignore[arg-type]
             allow_insecure=env.get("SCRATCHPAD_ALLOW_INSECURE", "") in ("1", "true", "yes"),
-            public_url=(env.get("SCRATCHPAD_PUBLIC_URL") or "").rstrip("/"),
+            public_url=_public_url(env),
             allowed_hosts=tuple(h.strip() for h in env.get("SCRATCHPAD_ALLOWED_HOSTS", "").split(",") if h.strip()),
             rate_limit=rate,
             rate_burst=_int(env, "SCRATCHPAD_RATE_BURST", max(1, int(rate * 2)) if rate else 0, low=1 if rate else 0),
@@ -79,6 +81,12 @@ class Settings:
                 env, "SCRATCHPAD_LOG_FORMAT", ("json", "text"), "json" if transport == "http" else "text"
             ),
         )
+
+    @property
+    def listen_url(self) -> str:
+        """Where this server listens, as a URL (an IPv6 address in brackets)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
 
     @property
     def loopback(self) -> bool:
@@ -121,6 +129,34 @@ def _float(env: Mapping[str, str], name: str, default: float) -> float:
             f"{name}={raw!r} is out of range: use 0 (off) or a number of calls per second up to {MAX_RATE_LIMIT:,.0f}."
         )
     return value
+
+
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
+
+
+def _host(env: Mapping[str, str]) -> str:
+    host = (env.get("SCRATCHPAD_HOST") or "127.0.0.1").strip()
+    try:
+        ipaddress.ip_address(host)
+        return host
+    except ValueError:
+        pass
+    if _HOST_NAME.fullmatch(host) and not host.replace(".", "").isdigit():  # 999.1.1.1 is no address, nor a name
+        return host
+    raise SettingsError(f"SCRATCHPAD_HOST={host!r} is not an IP address or a host name; e.g. 127.0.0.1 or 0.0.0.0.")
+
+
+def _public_url(env: Mapping[str, str]) -> str:
+    raw = (env.get("SCRATCHPAD_PUBLIC_URL") or "").strip().rstrip("/")
+    if raw:
+        parts = urllib.parse.urlsplit(raw)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise SettingsError(
+                f"SCRATCHPAD_PUBLIC_URL={raw!r} is not an http(s) URL; use the address clients reach, "
+                "e.g. https://scratchpad.example.com."
+            )
+    return raw
 
 
 def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
@@ -122,6 +123,10 @@ def test_database_url_wins_over_db_path(tmp_path: Path) -> None:
         ("SCRATCHPAD_LOG_FORMAT", "xml"),
         ("SCRATCHPAD_LOG_LEVEL", "bogus"),
         ("SCRATCHPAD_LOG_LEVEL", "10"),
+        ("SCRATCHPAD_HOST", "999.1.1.1"),
+        ("SCRATCHPAD_HOST", "bad host"),
+        ("SCRATCHPAD_PUBLIC_URL", "not a url"),
+        ("SCRATCHPAD_PUBLIC_URL", "ftp://files.example.com"),
     ],
 )
 def test_invalid_values_raise_settings_error_naming_the_variable(variable: str, value: str) -> None:
@@ -137,6 +142,25 @@ def test_a_burst_below_one_call_is_refused_when_rate_limiting() -> None:
     assert "SCRATCHPAD_RATE_BURST" in str(raised.value)
     assert Settings.from_env({"SCRATCHPAD_RATE_LIMIT": "1", "SCRATCHPAD_RATE_BURST": "1"}).rate_burst == 1
     assert Settings.from_env({"SCRATCHPAD_RATE_LIMIT": "2.5"}).rate_burst == 5
+
+
+def test_the_listen_url_brackets_an_ipv6_address() -> None:
+    assert Settings.from_env({"SCRATCHPAD_HOST": "::1", "PORT": "8080"}).listen_url == "http://[::1]:8080"
+    assert Settings.from_env({"SCRATCHPAD_HOST": "0.0.0.0"}).listen_url == "http://0.0.0.0:4321"
+    assert Settings.from_env({"SCRATCHPAD_HOST": "scratchpad.internal"}).host == "scratchpad.internal"
+
+
+@pytest.mark.slow
+def test_an_invalid_setting_over_http_is_one_json_line(tmp_path: Path) -> None:
+    env = server_env(SCRATCHPAD_DB_PATH=str(tmp_path / "s.db"), MCP_TRANSPORT="http", SCRATCHPAD_RATE_LIMIT="abc")
+    done = subprocess.run(
+        [console_script()], check=False, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=START_TIMEOUT,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    (line,) = [json.loads(raw) for raw in done.stderr.splitlines()]
+    assert line["event"] == "startup_failed" and line["level"] == "error"
+    assert line["message"].startswith("scratchpad-mcp: invalid setting: SCRATCHPAD_RATE_LIMIT='abc'")
 
 
 def test_log_levels_are_case_insensitive() -> None:
