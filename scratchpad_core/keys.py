@@ -55,6 +55,8 @@ class ApiKeys:
         check_agent_id(agent_id)
         if len(label) > MAX_LABEL_CHARS:
             raise InvalidInput(f"Invalid label: at most {MAX_LABEL_CHARS} characters are allowed.")
+        if any(ord(c) < 32 or ord(c) == 127 for c in label):
+            raise InvalidInput("Invalid label: control characters (new lines, tabs, escapes) are not allowed.")
         key_id = secrets.token_hex(6)
         secret = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         key = ApiKey(key_id, agent_id, label, read_only, self._clock())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from sqlalchemy.exc import ArgumentError
 from scratchpad_adapters.sql import migrate
 from scratchpad_adapters.sql.dialect import make_engine, safe_url
 from scratchpad_adapters.sql.exporter import export
-from scratchpad_adapters.sql.importer import import_
+from scratchpad_adapters.sql.importer import check_first_line, import_
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits
 
@@ -53,12 +54,17 @@ def opened_engine(url: str) -> Iterator[Engine]:
 
 def run(args: argparse.Namespace, url: str, limits: Limits) -> int:
     if args.command == "import":
-        with _input(args.input) as lines, opened_engine(url) as engine:  # a missing input creates no database
-            migrate.upgrade(engine)
-            import_(engine, lines, replace=args.replace, progress=progress, limits=limits)
+        with _input(args.input) as handle:
+            first = handle.readline()
+            check_first_line(first)  # input that is no export (or no file) creates no database
+            with opened_engine(url) as engine:
+                migrate.upgrade(engine)
+                import_(
+                    engine, itertools.chain([first], handle), replace=args.replace, progress=progress, limits=limits
+                )
         return 0
-    if args.command == "export":
-        _require_existing(url)
+    if args.command == "export" or (args.command == "db" and args.db_command == "current"):
+        require_existing(url)
     with opened_engine(url) as engine:
         if args.command == "db":
             return _db(args, engine)
@@ -69,11 +75,11 @@ def run(args: argparse.Namespace, url: str, limits: Limits) -> int:
         return 0
 
 
-def _require_existing(url: str) -> None:
+def require_existing(url: str) -> None:
     """Reading from a SQLite file that is not there is a typo, not a new, empty database."""
     try:
         parsed = make_url(url)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         return  # make_engine says what is wrong with it
     file = parsed.database if parsed.get_backend_name() == "sqlite" else None
     if file and file != ":memory:" and not Path(file).expanduser().exists():
@@ -84,9 +90,16 @@ def _db(args: argparse.Namespace, engine: Engine) -> int:
     if args.db_command == "upgrade":
         migrate.upgrade(engine)
     elif args.db_command == "downgrade":
+        if not args.revision.strip():
+            raise InvalidInput("Invalid revision: name one, e.g. `db downgrade base` (see `db current`).")
         migrate.downgrade(engine, args.revision)
     current, head = migrate.current_revision(engine), migrate.head_revision()
-    state = "at head" if current == head else f"behind head {head}; run `scratchpad-mcp db upgrade`"
+    if current == head:
+        state = "at head"
+    elif current is not None and not migrate.is_known(current):
+        state = f"unknown to this scratchpad-mcp, whose head is {head}: a newer version made it; upgrade scratchpad-mcp"
+    else:
+        state = f"behind head {head}; run `scratchpad-mcp db upgrade`"
     print(f"{current or 'empty (no migrations applied)'} ({state})")
     return 0
 

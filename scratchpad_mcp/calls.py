@@ -112,11 +112,12 @@ class CallRunner:
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
         return work() if self._inline and not slow else await anyio.to_thread.run_sync(work)
 
-    def rejected(self, tool: str, requested_agent: object, outcome: str, *, known_tool: bool) -> None:
+    def rejected(self, tool: str, requested_agent: object, outcome: str, *, known_tool: bool, reply: str) -> None:
         """Log and count a call the SDK refused before it reached its tool (unknown tool, invalid arguments)."""
         requested = requested_agent if isinstance(requested_agent, str) else None
         name = tool if known_tool else "(unknown)"
         record = CallRecord(name, uuid.uuid4().hex[:16], self._caller(requested), outcome=outcome)
+        record.bytes_out = len(reply.encode("utf-8"))
         if not known_tool:
             record.extra["requested_tool"] = clipped(tool)
         for observer in self._observers:

@@ -81,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         settings = Settings.from_env(os.environ)
-        if args.database:
+        if args.database is not None:
+            if not args.database.strip():
+                raise SettingsError("--database is empty: give a URL such as sqlite:///path/to/file.db.")
             settings = dataclasses.replace(settings, database_url=args.database, database_is_default=False)
     except SettingsError as error:
         if _json_logs_wanted(os.environ):  # as the server's own lines would be: a supervisor reads JSON
@@ -98,6 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "keys":
             return keys_cli.run(args, settings.database_url)
         return admin.run(args, settings.database_url, settings.limits)
+    except BrokenPipeError:  # e.g. `export | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
+        return 141
     except (SettingsError, ScratchpadError, DBAPIError, OSError, UnicodeDecodeError) as error:
         message = describe_failure(error, settings.database_url)
         if serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start

@@ -9,6 +9,8 @@ import sys
 from scratchpad_adapters import open_backend
 from scratchpad_core.keys import ApiKey
 
+from .admin import require_existing
+
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     keys = commands.add_parser("keys", help="API keys for the HTTP transport")
@@ -23,6 +25,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace, url: str) -> int:
+    if args.keys_command != "create":  # listing or revoking keys of a database that is not there is a typo
+        require_existing(url)
     backend = open_backend(url)
     try:
         keys = backend.keys

@@ -49,12 +49,12 @@ class ScratchpadServer(MCPServer):
             raise
         except ToolError as error:
             known = name in self._tool_names
-            outcome = "invalid_arguments" if known else "unknown_tool"
-            self._runner.rejected(name, arguments.get("agent_id"), outcome, known_tool=known)
             if not known:
-                raise ToolError(
-                    f"Unknown tool: {clipped(name)!r}. List the tools to see what this server offers."
-                ) from None
-            if isinstance(error.__cause__, ValidationError):
-                raise ToolError(invalid_arguments(name, error.__cause__)) from None
-            raise
+                message = f"Unknown tool: {clipped(name)!r}. List the tools to see what this server offers."
+            elif isinstance(error.__cause__, ValidationError):
+                message = invalid_arguments(name, error.__cause__)
+            else:
+                message = str(error)
+            outcome = "invalid_arguments" if known else "unknown_tool"
+            self._runner.rejected(name, arguments.get("agent_id"), outcome, known_tool=known, reply=message)
+            raise ToolError(message) from None

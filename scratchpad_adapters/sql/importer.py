@@ -189,6 +189,11 @@ def _parse(raw: str, number: int) -> dict[str, Any]:
     return record
 
 
+def check_first_line(raw: str) -> None:
+    """Refuse input that is no export by its first line, before a database is touched."""
+    _check_header(_parse(raw, 1))
+
+
 def _check_header(record: dict[str, Any]) -> None:
     if record.get("type") != "header" or record.get("format") != FORMAT:
         raise InvalidInput(f"Import refused: the input is not a {FORMAT} file (its first line is not the header).")

@@ -37,6 +37,14 @@ def alembic_config() -> Config:
     return config
 
 
+def is_known(revision: str) -> bool:
+    """Whether this version's migrations include `revision`."""
+    try:
+        return ScriptDirectory.from_config(alembic_config()).get_revision(revision) is not None
+    except CommandError:
+        return False
+
+
 def head_revision() -> str | None:
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
 

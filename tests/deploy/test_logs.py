@@ -227,6 +227,7 @@ async def test_calls_refused_before_their_tool_runs_are_logged_and_counted(audit
     by_outcome = {line["outcome"]: line for line in lines if line.get("event") == "tool_call"}
     assert by_outcome["invalid_arguments"]["tool"] == "write_file"
     assert by_outcome["invalid_arguments"]["agent"] == key.agent
+    assert by_outcome["invalid_arguments"]["bytes_out"] == len(invalid.encode("utf-8"))
     assert by_outcome["unknown_tool"]["tool"] == "(unknown)"
     assert len(by_outcome["unknown_tool"]["requested_tool"]) < 200
     denied = [line for line in lines if (line.get("outcome"), line.get("tool")) == ("access_denied", "get_usage_stats")]

@@ -126,3 +126,29 @@ def test_a_failed_export_leaves_an_earlier_export_file_alone(tmp_path: Path) -> 
     assert done.returncode == 1 and "Agent 'alcie' has no data" in done.stderr
     assert earlier.read_text(encoding="utf-8") == good
     assert not (tmp_path / "backup.jsonl.partial").exists()
+
+
+def test_commands_that_only_read_do_not_create_a_database(tmp_path: Path) -> None:
+    missing = tmp_path / "nothing-here.db"
+    for command in (("db", "current"), ("keys", "list"), ("keys", "revoke", "abc")):
+        done = run("--database", f"sqlite:///{missing}", *command)
+        assert done.returncode == 1 and f"There is no database file at {missing}" in done.stderr, done.stderr
+    not_json = tmp_path / "notes.txt"
+    not_json.write_text("just some notes\n", encoding="utf-8")
+    done = run("--database", f"sqlite:///{missing}", "import", str(not_json))
+    assert done.returncode == 1 and "Import line 1 is not JSON" in done.stderr
+    assert not missing.exists()
+    empty = run("--database", "", "db", "current")
+    assert empty.returncode == 2 and "--database is empty" in empty.stderr
+
+
+def test_revisions_this_version_does_not_know_are_named_as_such(tmp_path: Path) -> None:
+    database = tmp_path / "newer.db"
+    open_store(f"sqlite:///{database}").close()
+    with sqlite3.connect(database) as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0099'")
+    done = run("--database", f"sqlite:///{database}", "db", "current")
+    assert done.returncode == 0 and "0099 (unknown to this scratchpad-mcp" in done.stdout
+    assert "run `scratchpad-mcp db upgrade`" not in done.stdout
+    blank = run("--database", f"sqlite:///{database}", "db", "downgrade", "")
+    assert blank.returncode == 1 and "Invalid revision" in blank.stderr and "Traceback" not in blank.stderr
