@@ -6,9 +6,10 @@ from sqlalchemy import Connection, bindparam, delete, select, update
 
 from scratchpad_core.model import LogEntry, LogRecord
 
+from . import repositories
 from .dialect import insert_ignore
 from .execution import run
-from .repositories import prefix_bounds, under_prefix
+from .repositories import forgetting, prefix_bounds, under_prefix
 from .tables import log_entries, logs
 
 g, e = logs.c, log_entries.c
@@ -39,6 +40,7 @@ _LIST_UNDER_PREFIX = (
     select(logs).where(g.agent_id == bindparam("agent_id"), _LIVE, under_prefix(g.path, True)).order_by(g.path)
 )
 _DELETE_ENTRIES = delete(log_entries).where(e.log_id == bindparam("log_id")).returning(e.bytes)
+_FORGET_LOGS = forgetting(logs, g.entries == 0, select(g.agent_id).where(g.id == bindparam("log_id")).scalar_subquery())
 _BURY_LOG = update(logs).where(g.id == bindparam("log_id")).values(entries=0, bytes=0, updated_at=bindparam("now"))
 
 
@@ -86,4 +88,5 @@ class SqlLogRepository:
     def delete(self, log_id: int, now: int) -> tuple[int, int]:
         gone = run(self._c, _DELETE_ENTRIES, {"log_id": log_id}).scalars()
         run(self._c, _BURY_LOG, {"log_id": log_id, "now": now})
+        run(self._c, _FORGET_LOGS, {"log_id": log_id, "keep": repositories.MAX_TOMBSTONES})
         return len(gone), sum(gone)

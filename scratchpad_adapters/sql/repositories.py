@@ -11,7 +11,20 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from sqlalchemy import Connection, Select, and_, bindparam, delete, func, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Delete,
+    ScalarSelect,
+    Select,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    func,
+    select,
+    update,
+)
 
 from scratchpad_core.model import FileRecord, Version, VersionInfo
 
@@ -52,12 +65,31 @@ _VERSIONS = (
     .where(v.file_id == bindparam("file_id"))
     .order_by(v.version)
 )
+MAX_TOMBSTONES = 1000  # deleted paths an agent's files (and logs) remember the numbering of; the oldest go
+
+
+def forgetting(table: Table, dead: ColumnElement[bool], owner: ScalarSelect[Any]) -> Delete:
+    """DELETE the owner's tombstones beyond the MAX_TOMBSTONES most recent: quotas count live rows only, so
+    without this an agent could leave a row behind for every path it ever created and deleted."""
+    t = table.c
+    recent = (
+        select(t.id)
+        .where(t.agent_id == owner, dead)
+        .order_by(t.updated_at.desc(), t.id.desc())
+        .limit(bindparam("keep"))
+    )
+    return delete(table).where(t.agent_id == owner, dead, t.id.not_in(recent))
+
+
 _DELETE_VERSIONS = delete(file_versions).where(v.file_id == bindparam("file_id")).returning(v.bytes)
 _DELETE_SUMMARY = delete(summaries).where(s.file_id == bindparam("file_id"))
 _BURY_FILE = (
     update(files)
     .where(f.id == bindparam("file_id"))
     .values(current_version=-f.current_version, bytes=0, sha256="", updated_at=bindparam("now"))
+)
+_FORGET_FILES = forgetting(
+    files, f.current_version < 0, select(f.agent_id).where(f.id == bindparam("file_id")).scalar_subquery()
 )
 _SUMMARY = select(s.summary).where(s.file_id == bindparam("file_id"), s.version == bindparam("version"))
 
@@ -168,6 +200,7 @@ class SqlFileRepository:
         gone = run(self._c, _DELETE_VERSIONS, params).scalars()
         run(self._c, _DELETE_SUMMARY, params)
         run(self._c, _BURY_FILE, {**params, "now": now})
+        run(self._c, _FORGET_FILES, {**params, "keep": MAX_TOMBSTONES})
         return len(gone), sum(gone)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from scratchpad_adapters.sql import repositories
 from scratchpad_core.errors import InvalidInput, NotFound, VersionConflict
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import DeleteResult, WriteResult
@@ -365,3 +366,20 @@ def test_delete_with_a_stale_expected_version_conflicts(store: Scratchpad, recou
     assert "current version is 2" in str(caught.value)
     assert recount.snapshot(A) == before
     assert store.delete_file(A, "f.txt", expected_version=2) == DeleteResult("f.txt", True, 2)
+
+
+def test_only_the_most_recent_deleted_paths_are_remembered(
+    store: Scratchpad, recount: Recounter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tombstones are bounded: the oldest deleted paths are forgotten (and start again at version 1)."""
+    monkeypatch.setattr(repositories, "MAX_TOMBSTONES", 2)
+    for name in ("a", "b", "c"):
+        store.write_file(A, name, "one")
+        store.write_file(A, name, "two")
+        store.delete_file(A, name)
+    store.append_log(A, "l1", "x")
+    store.delete_log(A, "l1")
+    assert store.write_file(A, "a", "new").version == 1  # forgotten: the oldest of three
+    assert store.write_file(A, "c", "new").version == 3  # remembered
+    assert store.append_log(A, "l1", "y").entry_id == 2  # logs keep their own two
+    recount.check(store, A)
