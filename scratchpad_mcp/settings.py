@@ -131,27 +131,36 @@ def _float(env: Mapping[str, str], name: str, default: float) -> float:
     return value
 
 
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"  # '_' too: Docker and Compose service names
 _HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
 
 
 def _host(env: Mapping[str, str]) -> str:
-    host = (env.get("SCRATCHPAD_HOST") or "127.0.0.1").strip()
+    raw = (env.get("SCRATCHPAD_HOST") or "127.0.0.1").strip()
+    host = raw[1:-1] if raw.startswith("[") and raw.endswith("]") else raw  # [::] as in a URL
     try:
-        ipaddress.ip_address(host)
-        return host
+        address = ipaddress.ip_address(host)
+        if not (isinstance(address, ipaddress.IPv6Address) and address.scope_id):  # fe80::1%eth0: not in URLs here
+            return host
     except ValueError:
-        pass
-    if _HOST_NAME.fullmatch(host) and not host.replace(".", "").isdigit():  # 999.1.1.1 is no address, nor a name
-        return host
-    raise SettingsError(f"SCRATCHPAD_HOST={host!r} is not an IP address or a host name; e.g. 127.0.0.1 or 0.0.0.0.")
+        name = host.removesuffix(".")
+        if _HOST_NAME.fullmatch(name) and not name.replace(".", "").isdigit():  # 999.1.1.1: no address, nor a name
+            return name
+    raise SettingsError(
+        f"SCRATCHPAD_HOST={raw!r} is not an IP address (without a zone) or a host name; e.g. 127.0.0.1 or 0.0.0.0."
+    )
 
 
 def _public_url(env: Mapping[str, str]) -> str:
     raw = (env.get("SCRATCHPAD_PUBLIC_URL") or "").strip().rstrip("/")
     if raw:
         parts = urllib.parse.urlsplit(raw)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        try:
+            parts.port  # noqa: B018  (raises on a port that is not a number from 0 to 65535)
+            valid = parts.scheme in ("http", "https") and bool(parts.hostname)
+        except ValueError:
+            valid = False
+        if not valid:
             raise SettingsError(
                 f"SCRATCHPAD_PUBLIC_URL={raw!r} is not an http(s) URL; use the address clients reach, "
                 "e.g. https://scratchpad.example.com."

@@ -217,7 +217,7 @@ def classify(error: exc.DBAPIError) -> StorageError | None:
     if state == _PG_READ_ONLY or "readonly database" in message:
         return StorageError(
             "The database is read-only (an administrator set it so, or it is a replica); nothing was changed. "
-            "Reads still work; retry writes once it accepts them again."
+            "Every call records its use, so calls fail until the database accepts writes again; retry then."
         )
     if isinstance(error, exc.IntegrityError):
         return StorageBusy("A concurrent change collided with this one; nothing was changed. Retry the call.")

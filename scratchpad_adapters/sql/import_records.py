@@ -146,11 +146,16 @@ class AgentOrder:
             raise refused(line, "the agent's log entries or bytes exceed its quota on this server.")
 
     def finish(self, line: int) -> None:
-        """At the agent's end: each file's records reached its current version."""
+        """At the agent's end: each file's records reached its current version, each log's its last entry."""
         for path, numbering in self.files.items():
             if numbering.seen != numbering.head:
                 raise refused(
                     numbering.line, f"the file {path!r} is at version {numbering.head}, but no record holds it."
+                )
+        for path, numbering in self.logs.items():
+            if numbering.seen != numbering.head or numbering.seen == 0:
+                raise refused(
+                    numbering.line, f"the log {path!r} ends at entry {numbering.head}, but no record holds it."
                 )
 
 

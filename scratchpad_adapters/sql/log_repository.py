@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, bindparam, delete, select, update
+from sqlalchemy import Connection, bindparam, case, delete, select, update
 
 from scratchpad_core.model import LogEntry, LogRecord
 
@@ -22,6 +22,7 @@ _BUMP = (
     .values(
         last_entry_id=g.last_entry_id + 1,
         entries=g.entries + 1,
+        created_at=case((g.entries == 0, bindparam("now")), else_=g.created_at),  # a deleted log coming back
         bytes=g.bytes + bindparam("size"),
         updated_at=bindparam("now"),
     )

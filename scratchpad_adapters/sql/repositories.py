@@ -52,7 +52,7 @@ _NEXT = (
 )
 _ADVANCE = _NEXT.where(f.current_version > 0)  # a live file
 _ADVANCE_FROM = _ADVANCE.where(f.current_version == bindparam("expected"))
-_START = _NEXT.where(f.current_version <= 0)  # a new row, or a tombstone
+_START = _NEXT.where(f.current_version <= 0).values(created_at=bindparam("now"))  # a new row, or a tombstone
 _ADD_VERSION = file_versions.insert()
 _PRUNE = (
     delete(file_versions)

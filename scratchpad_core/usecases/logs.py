@@ -58,7 +58,8 @@ class Logs(UseCaseBase):
                 after, size = since_entry or 0, limit or LOG_PAGE_SIZE
                 rows = uow.logs.entries(log.id, min(after, log.last_entry_id), size + 1)
                 page, more = rows[:size], len(rows) > size
-                total = max(0, log.last_entry_id - after)
+                first = log.last_entry_id - log.entries + 1  # ids are contiguous; a log that came back starts later
+                total = max(0, log.last_entry_id - max(after, first - 1))
                 cursor = page[-1].id if page else after
             self._count(uow, agent_id)
             entries = [LogEntryOut(e.id, e.entry, e.created_at) for e in page]

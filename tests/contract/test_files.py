@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from scratchpad_adapters.sql import repositories
@@ -327,12 +329,16 @@ def test_after_delete_the_path_continues_its_version_numbers(store: Scratchpad, 
     """A version number never names two contents: an agent still holding version 4 of the deleted file
     must not get 'unchanged' (or a diff against the wrong text) from a new file at that path."""
     write_versions(store, "f.txt", 4)
+    (old_info,) = store.list_files(A).files
+    time.sleep(0.01)  # so that a new creation time differs from the old one
     store.delete_file(A, "f.txt")
     assert store.list_files(A).files == []
     with pytest.raises(NotFound):
         store.read_file(A, "f.txt")
 
     assert store.write_file(A, "f.txt", "fresh") == WriteResult("f.txt", 5, 5)
+    (info,) = store.list_files(A).files
+    assert info.created_at > old_info.created_at  # a new file: not the deleted one's creation time
 
     assert [v.version for v in store.list_versions(A, "f.txt").versions] == [5]
     with pytest.raises(NotFound):  # versions 1..4 went with the deleted file

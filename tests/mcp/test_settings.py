@@ -127,6 +127,8 @@ def test_database_url_wins_over_db_path(tmp_path: Path) -> None:
         ("SCRATCHPAD_HOST", "bad host"),
         ("SCRATCHPAD_PUBLIC_URL", "not a url"),
         ("SCRATCHPAD_PUBLIC_URL", "ftp://files.example.com"),
+        ("SCRATCHPAD_PUBLIC_URL", "https://scratchpad.example.com:99999"),
+        ("SCRATCHPAD_HOST", "fe80::1%eth0"),
     ],
 )
 def test_invalid_values_raise_settings_error_naming_the_variable(variable: str, value: str) -> None:
@@ -148,6 +150,9 @@ def test_the_listen_url_brackets_an_ipv6_address() -> None:
     assert Settings.from_env({"SCRATCHPAD_HOST": "::1", "PORT": "8080"}).listen_url == "http://[::1]:8080"
     assert Settings.from_env({"SCRATCHPAD_HOST": "0.0.0.0"}).listen_url == "http://0.0.0.0:4321"
     assert Settings.from_env({"SCRATCHPAD_HOST": "scratchpad.internal"}).host == "scratchpad.internal"
+    assert Settings.from_env({"SCRATCHPAD_HOST": "[::]"}).listen_url == "http://[::]:4321"
+    assert Settings.from_env({"SCRATCHPAD_HOST": "scratchpad_app"}).host == "scratchpad_app"  # a Compose service
+    assert Settings.from_env({"SCRATCHPAD_HOST": "example.com."}).host == "example.com"
 
 
 @pytest.mark.slow

@@ -48,6 +48,8 @@ CASES = [
     (edit_first("version", lambda r: r.update(path="other.md")), "belongs to the file 'other.md', which no earlier"),
     (edit_first("entry", lambda r: r.update(path="nolog")), "belongs to the log 'nolog', which no earlier"),
     (edit_first("file", lambda r: r.update(current_version=5)), "is at version 5, but no record holds it"),
+    (edit_first("log", lambda r: r.update(last_entry_id=9)), "ends at entry 9, but no record holds it"),
+    (lambda records: [records.remove(r) for r in [r for r in records if r["type"] == "entry"]], "ends at entry 2"),
     (edit_first("version", lambda r: r.update(content="x" * 2_000_000)), "over this server's limit of 1,048,576"),
     (lambda records: records.insert(-1, dict(records[1])), "appears twice"),
     (lambda records: records.append(dict(records[2])), "records after the end record"),
