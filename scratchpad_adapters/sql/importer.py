@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, true, update
+from sqlalchemy import Connection, Engine, delete, insert, select, true, update
 
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits, utf8_len
@@ -38,8 +38,14 @@ class _AgentLoader:
             _delete_agent(connection, self.agent_id)
         self.counters = {"operations": record.get("operations", 0), "bytes_saved": record.get("bytes_saved", 0)}
         self.totals = {"files": 0, "logs": 0, "log_entries": 0, "bytes": 0}
+        # Ids of the rows made for each path; each file's current version (number, then bytes and hash) and
+        # each log's entry count and bytes, kept while loading so that finish() needs no query to find them.
+        # AgentOrder has checked that every record refers to a path defined before it.
         self.file_ids: dict[str, int] = {}
         self.log_ids: dict[str, int] = {}
+        self.current: dict[str, int] = {}
+        self.heads: dict[str, tuple[int, str]] = {}
+        self.log_totals: dict[str, list[int]] = {}
         self.versions: list[dict[str, Any]] = []
         self.entries: list[dict[str, Any]] = []
 
@@ -48,48 +54,44 @@ class _AgentLoader:
         if kind == "file":
             head = {"current_version": r["current_version"], "bytes": 0, "sha256": ""}
             self.file_ids[path] = self._insert_head(files, path, r, head)
+            self.current[path] = r["current_version"]
             self.totals["files"] += 1
         elif kind == "version":
-            content, size = r["content"], utf8_len(r["content"])
+            content, size, sha = r["content"], utf8_len(r["content"]), sha256_hex(r["content"])
             self.versions.append({
-                "file_id": self._id(self.file_ids, path), "version": r["version"], "content": content, "bytes": size,
-                "lines": count_lines(content), "sha256": sha256_hex(content), "created_at": r["created_at"],
+                "file_id": self.file_ids[path], "version": r["version"], "content": content, "bytes": size,
+                "lines": count_lines(content), "sha256": sha, "created_at": r["created_at"],
             })  # fmt: skip
+            if r["version"] == self.current[path]:
+                self.heads[path] = (size, sha)
             self.totals["bytes"] += size
         elif kind == "summary":
             values = {k: r[k] for k in ("version", "summary", "model", "created_at")}
-            self.c.execute(insert(summaries).values(file_id=self._id(self.file_ids, path), **values))
+            self.c.execute(insert(summaries).values(file_id=self.file_ids[path], **values))
         elif kind == "log":
             head = {"last_entry_id": r["last_entry_id"], "entries": 0, "bytes": 0}
             self.log_ids[path] = self._insert_head(logs, path, r, head)
+            self.log_totals[path] = [0, 0]
             self.totals["logs"] += 1
         elif kind == "entry":
             size = utf8_len(r["entry"])
             self.entries.append({
-                "log_id": self._id(self.log_ids, path), "entry_id": r["id"], "entry": r["entry"], "bytes": size,
+                "log_id": self.log_ids[path], "entry_id": r["id"], "entry": r["entry"], "bytes": size,
                 "created_at": r["created_at"],
             })  # fmt: skip
+            self.log_totals[path][0] += 1
+            self.log_totals[path][1] += size
             self.totals["log_entries"] += 1
             self.totals["bytes"] += size
         self._flush(BATCH)
 
     def finish(self) -> None:
         self._flush(1)
-        c = file_versions.c
         for path, file_id in self.file_ids.items():
-            head = self.c.execute(
-                select(c.bytes, c.sha256)
-                .join(files, files.c.id == c.file_id)
-                .where(c.file_id == file_id, c.version == files.c.current_version)
-            ).first()
-            if head is None:
-                raise InvalidInput(f"Import: file {path!r} of agent {self.agent_id!r} lacks its current version.")
-            self.c.execute(update(files).where(files.c.id == file_id).values(bytes=head.bytes, sha256=head.sha256))
-        e = log_entries.c
-        for log_id in self.log_ids.values():
-            count, size = self.c.execute(
-                select(func.count(), func.coalesce(func.sum(e.bytes), 0)).where(e.log_id == log_id)
-            ).one()
+            size, sha = self.heads[path]
+            self.c.execute(update(files).where(files.c.id == file_id).values(bytes=size, sha256=sha))
+        for path, log_id in self.log_ids.items():
+            count, size = self.log_totals[path]
             self.c.execute(update(logs).where(logs.c.id == log_id).values(entries=count, bytes=size))
         self.c.execute(insert(agents).values(agent_id=self.agent_id, **self.counters, **self.totals))
 
@@ -97,11 +99,6 @@ class _AgentLoader:
         values = {"agent_id": self.agent_id, "path": path, "created_at": r["created_at"], "updated_at": r["updated_at"]}
         new_id: int = self.c.execute(insert(table).values(**values, **head).returning(table.c.id)).scalar_one()
         return new_id
-
-    def _id(self, ids: dict[str, int], path: str) -> int:
-        if path not in ids:
-            raise InvalidInput(f"Import: a record of agent {self.agent_id!r} refers to {path!r} before defining it.")
-        return ids[path]
 
     def _flush(self, threshold: int) -> None:
         for rows, table in ((self.versions, file_versions), (self.entries, log_entries)):
