@@ -135,7 +135,7 @@ class CallRunner:
         started = time.perf_counter()
         try:
             agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
-            record.agent_id = clipped(agent_id)
+            record.agent_id = agent_id  # checked by the policy (at most 128 characters)
             for observer in self._observers:
                 observer.before(agent_id, tool)
             reply = success(use_case(agent_id))
