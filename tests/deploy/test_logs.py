@@ -44,26 +44,28 @@ class Logged:
         self.server, self.database, self.keys, self.revoked = server, database, keys, revoked
 
 
-@pytest.fixture(scope="module")
-def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logged]:
-    folder: Path = tmp_path_factory.mktemp("logs")
-    database = f"sqlite:///{folder / 'logs.db'}"
-    agent = unique("logged")
+def json_logging_server(factory: pytest.TempPathFactory, name: str, **env: str) -> Iterator[Logged]:
+    """A server logging JSON lines on its own SQLite file, with a key, a read-only key and a revoked key."""
+    folder: Path = factory.mktemp(name)
+    database = f"sqlite:///{folder / f'{name}.db'}"
+    agent = unique(name)
     key, read_only, revoked = create_keys(database, agent, (agent, True), agent)
     revoke_key(database, revoked)
-    env = {"SCRATCHPAD_DATABASE_URL": database, "SCRATCHPAD_LOG_FORMAT": "json", "SCRATCHPAD_LOG_LEVEL": "INFO"}
-    with running(folder, {"logged": env}) as servers:
-        yield Logged(servers["logged"], database, [key, read_only], revoked)
+    env = {"SCRATCHPAD_DATABASE_URL": database, "SCRATCHPAD_LOG_FORMAT": "json", **env}
+    with running(folder, {name: env}) as servers:
+        yield Logged(servers[name], database, [key, read_only], revoked)
+
+
+@pytest.fixture(scope="module")
+def logged(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logged]:
+    yield from json_logging_server(tmp_path_factory, "logged", SCRATCHPAD_LOG_LEVEL="INFO")
 
 
 def wait_for_lines(server: Server, predicate: Any, timeout: float = 10.0) -> list[dict[str, Any]]:
     """The parsed stderr lines, once predicate(lines) holds (log lines are written as calls finish)."""
     deadline = time.monotonic() + timeout
     while True:
-        lines = []
-        for raw in stderr_lines(server):
-            with contextlib.suppress(ValueError):
-                lines.append(json.loads(raw))
+        lines = parsed_lines(server)
         if predicate(lines) or time.monotonic() > deadline:
             return lines
         time.sleep(0.1)
@@ -146,16 +148,11 @@ async def test_calls_and_auth_failures_are_logged_without_content_or_secrets(log
 @pytest.fixture(scope="module")
 def audited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Logged]:
     """A second JSON-logging server, for the checks that found problems (kept apart from the one above)."""
-    folder: Path = tmp_path_factory.mktemp("audit")
-    database = f"sqlite:///{folder / 'audit.db'}"
-    agent = unique("audited")
-    key, read_only, revoked = create_keys(database, agent, (agent, True), agent)
-    env = {"SCRATCHPAD_DATABASE_URL": database, "SCRATCHPAD_LOG_FORMAT": "json"}
-    with running(folder, {"audited": env}) as servers:
-        yield Logged(servers["audited"], database, [key, read_only], revoked)
+    yield from json_logging_server(tmp_path_factory, "audited")
 
 
 def parsed_lines(server: Server) -> list[dict[str, Any]]:
+    """The server's stderr lines that are JSON, parsed."""
     lines = []
     for raw in stderr_lines(server):
         with contextlib.suppress(ValueError):
