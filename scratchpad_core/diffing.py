@@ -87,10 +87,16 @@ def _matching_work(a: Sequence[str], b: Sequence[str], autojunk: bool) -> int:
     return sum(counts[line] for line in a if line in counts)
 
 
-def diff_chunks(old: str, new: str, context: int = 3) -> list[Chunk]:
-    """Chunks that turn `old` into `new`; unchanged runs longer than the context become skips."""
+def check_context(context: int) -> int:
+    """The number of unchanged lines kept around each change: >= 0, or ALL_CONTEXT (-1) for all of them."""
     if context < ALL_CONTEXT:
         raise InvalidInput("Invalid context: use a number of lines >= 0, or -1 to keep every unchanged line.")
+    return context
+
+
+def diff_chunks(old: str, new: str, context: int = 3) -> list[Chunk]:
+    """Chunks that turn `old` into `new`; unchanged runs longer than the context become skips."""
+    check_context(context)
     a, b = old.split("\n"), new.split("\n")
     ops = opcodes(a, b)
     chunks: list[Chunk] = []

@@ -29,6 +29,14 @@ class Limits:
                 raise InvalidInput(f"Invalid limit {name}={value!r}: it must be a positive integer.")
 
 
+def byte_size(size: int) -> str:
+    """A size as a person writes it: '1 MiB', '64 KiB', '1,500 bytes' (UTF-8 bytes, as every limit counts)."""
+    for unit, name in ((MIB, "MiB"), (KIB, "KiB")):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit:,} {name}"
+    return f"{size:,} bytes"
+
+
 def utf8_len(text: str) -> int:
     """Size in UTF-8 bytes; never fails (lone surrogates count as 3 bytes; storable_size refuses them)."""
     return len(text.encode("utf-8", "surrogatepass"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .diffing import Chunk
+from .hunks import Hunk
 from .model import VersionInfo
 
 
@@ -18,23 +19,28 @@ class WriteResult:
 
 @dataclass(frozen=True)
 class EditResult:
+    """The new version and where the change landed: lines start_line..end_line of the new text
+    (end_line = start_line - 1 when lines were only removed); the numbered lines only when asked."""
+
     path: str
     version: int
     bytes_written: int
-    snippet: str
+    start_line: int
+    end_line: int
     replacements: int | None = None
+    snippet: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ReadResult:
-    path: str
+    path: str | None = None  # left out of a compact diff: the reader sent it
     current_version: int
     content: str | None = None
     version: int | None = None
     since_version: int | None = None
     version_too_old: bool | None = None
     unchanged: bool | None = None
-    diff: list[Chunk] | str | None = None
+    diff: list[Chunk] | list[Hunk] | str | None = None
     start_line: int | None = None
     end_line: int | None = None
     total_lines: int | None = None

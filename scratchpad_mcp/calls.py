@@ -93,6 +93,11 @@ class CallRunner:
         self._policy = policy
         self._observers = observers or []
         self._inline = inline
+        self._read_only: dict[str, bool] = {}
+
+    def declare(self, tool: str, *, read_only: bool) -> None:
+        """Record whether a tool only reads (a read-only key may call it); the server does, from its annotations."""
+        self._read_only[tool] = read_only
 
     async def call(
         self,
@@ -100,7 +105,6 @@ class CallRunner:
         requested_agent: str | None,
         use_case: Callable[[str], Any],
         *,
-        read_only: bool,
         bytes_in: int = 0,
         slow: bool = False,
     ) -> CallToolResult:
@@ -109,6 +113,7 @@ class CallRunner:
         record = CallRecord(tool, uuid.uuid4().hex[:16], self._caller(requested_agent), bytes_in=bytes_in)
         if requested_agent is not None and requested_agent != record.agent_id:
             record.extra["requested_agent"] = clipped(requested_agent)
+        read_only = self._read_only.get(tool, False)  # an undeclared tool is treated as one that writes
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
         return work() if self._inline and not slow else await anyio.to_thread.run_sync(work)
 

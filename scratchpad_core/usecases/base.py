@@ -9,7 +9,7 @@ from typing import TypeVar
 
 from ..errors import NotFound, QuotaExceeded, StorageBusy
 from ..limits import Limits
-from ..model import FileRecord, LogRecord, UsageDelta
+from ..model import FileRecord, UsageDelta
 from ..paths import check_agent_id, check_path
 from ..ports import Clock, RegexEngine, Summarizer, UnitOfWork, UnitOfWorkFactory
 
@@ -105,10 +105,4 @@ def checked(agent_id: str, path: str) -> tuple[str, str]:
 def require_file(record: FileRecord | None, path: str) -> FileRecord:
     if record is None or record.current_version == 0:
         raise NotFound(f"File not found: {path}. Use list_files to see this agent's files.")
-    return record
-
-
-def require_log(record: LogRecord | None, path: str) -> LogRecord:
-    if record is None or record.entries == 0:  # no entries: a deleted log, remembered for its ids
-        raise NotFound(f"Log not found: {path}. Use list_logs to see this agent's logs.")
     return record

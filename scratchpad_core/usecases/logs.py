@@ -8,7 +8,7 @@ from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
 from ..results import AppendResult, DeleteLogResult, LogEntryOut, LogInfo, LogListing, LogPage
-from .base import UseCaseBase, checked, require_log
+from .base import UseCaseBase, checked
 
 
 class Logs(UseCaseBase):
@@ -36,7 +36,11 @@ class Logs(UseCaseBase):
         limit: int | None = None,
         tail: int | None = None,
     ) -> LogPage:
-        """A page of entries after since_entry in id order, or the newest `tail` entries."""
+        """A page of entries after since_entry in id order, or the newest `tail` entries.
+
+        A log with no entries (never written, or deleted) reads as an empty page whose last_entry_id
+        echoes since_entry, so a reader can poll a log before its first entry.
+        """
         agent_id, path = checked(agent_id, path)
         if since_entry is not None and since_entry < 0:
             raise InvalidInput("Invalid since_entry: use 0 (or omit it) to read from the start, or a last_entry_id.")
@@ -49,7 +53,10 @@ class Logs(UseCaseBase):
             )
 
         def work(uow: UnitOfWork) -> LogPage:
-            log = require_log(uow.logs.get(agent_id, path), path)
+            log = uow.logs.get(agent_id, path)
+            if log is None or log.entries == 0:  # never written, or deleted: an empty page, as a poller expects
+                self._count(uow, agent_id)
+                return LogPage([], 0, since_entry or 0, False)
             if tail is not None:
                 rows = uow.logs.entries(log.id, max(0, log.last_entry_id - tail), tail)
                 page, more, total = rows, False, len(rows)

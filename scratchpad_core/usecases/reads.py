@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Literal
 
-from .. import diffing
+from .. import diffing, hunks
 from ..errors import InvalidInput, NotFound, StorageBusy
 from ..limits import utf8_len
 from ..model import FileRecord, UsageDelta, Version
@@ -15,7 +16,8 @@ from ..results import FileInfo, FileListing, ReadResult, VersionList
 from ..text import split_keepends
 from .base import UseCaseBase, checked, require_file
 
-DiffFormat = Literal["chunks", "unified"]
+DiffFormat = Literal["chunks", "unified", "compact"]
+DIFF_FORMATS: tuple[DiffFormat, ...] = ("chunks", "unified", "compact")
 MAX_LIST_LIMIT = 1000
 
 
@@ -40,10 +42,12 @@ class FileReads(UseCaseBase):
                 "Invalid read: since_version returns a diff; "
                 "it cannot be combined with version, start_line or max_lines."
             )
-        if format not in ("chunks", "unified"):
-            raise InvalidInput("Invalid format: use 'chunks' (JSON chunks) or 'unified' (a unified diff).")
-        if context < diffing.ALL_CONTEXT:
-            raise InvalidInput("Invalid context: use a number of lines >= 0, or -1 to keep every unchanged line.")
+        if format not in DIFF_FORMATS:
+            raise InvalidInput(
+                "Invalid format: use 'chunks' (JSON chunks), 'unified' (a unified diff) "
+                "or 'compact' (hunks: where the text changed and the new lines)."
+            )
+        diffing.check_context(context)
         if start_line is not None and start_line < 1:
             raise InvalidInput("Invalid start_line: lines are numbered from 1.")
         if max_lines is not None and max_lines < 1:
@@ -94,30 +98,49 @@ class FileReads(UseCaseBase):
 
 
 def _diff(uow: UnitOfWork, record: FileRecord, since: int, context: int, fmt: DiffFormat) -> tuple[ReadResult, int]:
+    result, saved = _full_diff(uow, record, since, context, fmt)
+    if fmt == "compact":  # the lean reply leaves out what the reader sent, and flags that are false
+        too_old = result.version_too_old or None
+        result = dataclasses.replace(result, path=None, since_version=None, version_too_old=too_old)
+    return result, saved
+
+
+def _full_diff(
+    uow: UnitOfWork, record: FileRecord, since: int, context: int, fmt: DiffFormat
+) -> tuple[ReadResult, int]:
     path, current = record.path, record.current_version
     if not 1 <= since <= current:
         raise InvalidInput(
             f"Invalid since_version {since}: {path} is at version {current}; use a version from 1 to {current}."
         )
-    empty: list[diffing.Chunk] | str = "" if fmt == "unified" else []
+    diff: list[diffing.Chunk] | list[hunks.Hunk] | str = "" if fmt == "unified" else []
     if since == current:
         return ReadResult(
-            path, current, since_version=since, version_too_old=False, unchanged=True, diff=empty
+            path=path, current_version=current, since_version=since, version_too_old=False, unchanged=True, diff=diff
         ), record.bytes
     head = _version(uow, record, current)
     old = uow.files.get_version(record.id, since)
     if old is None:
-        return ReadResult(path, current, head.content, since_version=since, version_too_old=True), 0
-    diff: list[diffing.Chunk] | str
+        return ReadResult(
+            path=path, current_version=current, content=head.content, since_version=since, version_too_old=True
+        ), 0
     if fmt == "unified":
         names = {"old_name": f"{path}@{since}", "new_name": f"{path}@{current}"}
         diff = diffing.unified_diff(old.content, head.content, context, **names)
         size = utf8_len(diff)
+    elif fmt == "compact":
+        diff = hunks.diff_hunks(old.content, head.content)
+        size = utf8_len(_json([dataclasses.asdict(h) for h in diff]))
     else:
-        chunks = diffing.diff_chunks(old.content, head.content, context)
-        size = utf8_len(json.dumps([c.as_json() for c in chunks], ensure_ascii=False, separators=(",", ":")))
-        diff = chunks
-    return ReadResult(path, current, since_version=since, version_too_old=False, diff=diff), head.bytes - size
+        diff = diffing.diff_chunks(old.content, head.content, context)
+        size = utf8_len(_json([c.as_json() for c in diff]))
+    return ReadResult(
+        path=path, current_version=current, since_version=since, version_too_old=False, diff=diff
+    ), head.bytes - size
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _content(
@@ -128,14 +151,22 @@ def _content(
         raise InvalidInput(f"Invalid version {version}: {path} is at version {current}; use 1 to {current}.")
     target = _version(uow, record, version or current, required=version is None)
     if start_line is None and max_lines is None:
-        return ReadResult(path, current, target.content, version=version), 0
+        return ReadResult(path=path, current_version=current, content=target.content, version=version), 0
     lines = split_keepends(target.content)
     start = start_line or 1
     if start > max(len(lines), 1):
         raise InvalidInput(f"Invalid start_line {start}: {path} has {len(lines)} lines.")
     end = len(lines) if max_lines is None else min(len(lines), start + max_lines - 1)
     text = "".join(lines[start - 1 : end])
-    result = ReadResult(path, current, text, version=version, start_line=start, end_line=end, total_lines=len(lines))
+    result = ReadResult(
+        path=path,
+        current_version=current,
+        content=text,
+        version=version,
+        start_line=start,
+        end_line=end,
+        total_lines=len(lines),
+    )
     return result, target.bytes - utf8_len(text)
 
 

@@ -45,15 +45,32 @@ class FileWrites(UseCaseBase):
         new_str: str,
         replace_all: bool = False,
         expected_version: int | None = None,
+        *,
+        snippet: bool = False,
     ) -> EditResult:
-        """Replace one exact occurrence of old_str (or every one, with replace_all)."""
+        """Replace one exact occurrence of old_str (or every one, with replace_all).
+
+        The result says where the first replacement landed; snippet=True adds those lines, numbered.
+        """
         request = utf8_len(old_str) + utf8_len(new_str)
         return self._edit(
-            agent_id, path, expected_version, request, lambda text: editing.replace(text, old_str, new_str, replace_all)
+            agent_id,
+            path,
+            expected_version,
+            request,
+            lambda text: editing.replace(text, old_str, new_str, replace_all),
+            snippet=snippet,
         )
 
     def insert_lines(
-        self, agent_id: str, path: str, line: int, text: str, expected_version: int | None = None
+        self,
+        agent_id: str,
+        path: str,
+        line: int,
+        text: str,
+        expected_version: int | None = None,
+        *,
+        snippet: bool = False,
     ) -> EditResult:
         """Insert text as whole lines after `line` (0: top, -1: end); at 0 or -1 a missing file is created."""
         return self._edit(
@@ -63,6 +80,7 @@ class FileWrites(UseCaseBase):
             utf8_len(text),
             lambda c: editing.insert(c, line, text),
             create_missing=line in (0, -1),
+            snippet=snippet,
         )
 
     def restore_version(
@@ -113,6 +131,7 @@ class FileWrites(UseCaseBase):
         change: Callable[[str], editing.Edit],
         *,
         create_missing: bool = False,
+        snippet: bool = False,
     ) -> EditResult:
         agent_id, path = checked(agent_id, path)
         check_expected(expected_version)
@@ -133,9 +152,9 @@ class FileWrites(UseCaseBase):
             check_content_size(edit.content, self.limits)
             saved = max(0, utf8_len(edit.content) - request_bytes)
             head = self._commit(uow, agent_id, path, edit.content, version, saved=saved, create=version == 0)
-            snippet = numbered(split_keepends(edit.content), edit.first_line, edit.last_line)
+            lines = numbered(split_keepends(edit.content), edit.first_line, edit.last_line) if snippet else None
             replacements = edit.replacements if edit.replacements > 1 else None
-            return EditResult(path, head.version, head.bytes, snippet, replacements)
+            return EditResult(path, head.version, head.bytes, edit.first_line, edit.last_line, replacements, lines)
 
         return self._transact(work)
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
 
 from scratchpad_core import diffing
 from scratchpad_core.diffing import Chunk
 from scratchpad_core.errors import InvalidInput
+from scratchpad_core.results import ReadResult
 from scratchpad_core.service import Scratchpad
 
 A = "agent-a"
@@ -36,6 +39,13 @@ def two_versions(store: Scratchpad, old: str, new: str, path: str = "f.txt") -> 
 CONTEXTS = (0, 1, 3, -1)
 
 
+def chunks_of(read: ReadResult) -> list[Chunk]:
+    """The diff of a chunks-format read, checked to be chunks."""
+    assert isinstance(read.diff, list)
+    assert all(isinstance(chunk, Chunk) for chunk in read.diff)
+    return cast(list[Chunk], read.diff)
+
+
 @pytest.mark.parametrize(("old", "new"), PAIRS.values(), ids=PAIRS.keys())
 def test_chunks_turn_the_old_version_into_the_current_one(store: Scratchpad, old: str, new: str) -> None:
     two_versions(store, old, new)
@@ -45,10 +55,9 @@ def test_chunks_turn_the_old_version_into_the_current_one(store: Scratchpad, old
 
         assert (read.current_version, read.since_version, read.version_too_old, read.unchanged) == (2, 1, False, None)
         assert read.content is None
-        assert isinstance(read.diff, list)
-        assert all(isinstance(chunk, Chunk) for chunk in read.diff)
-        assert diffing.apply_chunks(old, read.diff) == new, f"context={context}"
-        assert diffing.apply_chunks(old, [chunk.as_json() for chunk in read.diff]) == new, f"context={context}"
+        chunks = chunks_of(read)
+        assert diffing.apply_chunks(old, chunks) == new, f"context={context}"
+        assert diffing.apply_chunks(old, [chunk.as_json() for chunk in chunks]) == new, f"context={context}"
 
 
 @pytest.mark.parametrize(("old", "new"), PAIRS.values(), ids=PAIRS.keys())
@@ -67,9 +76,8 @@ def test_a_diff_between_versions_with_equal_content(store: Scratchpad) -> None:
     for content in ("a\nb\n", "other\n", "a\nb\n"):
         store.write_file(A, "f.txt", content)
     for context in CONTEXTS:
-        chunks = store.read_file(A, "f.txt", since_version=1, context=context).diff
+        chunks = chunks_of(store.read_file(A, "f.txt", since_version=1, context=context))
         unified = store.read_file(A, "f.txt", since_version=1, context=context, format="unified").diff
-        assert isinstance(chunks, list)
         assert isinstance(unified, str)
         assert all(chunk.op in ("equal", "skip") for chunk in chunks)
         assert diffing.apply_chunks("a\nb\n", chunks) == "a\nb\n"
@@ -132,10 +140,10 @@ def test_context_zero_keeps_no_unchanged_line(store: Scratchpad) -> None:
 def test_context_minus_one_keeps_every_unchanged_line(store: Scratchpad) -> None:
     two_versions(store, LONG_OLD, LONG_NEW)
     read = store.read_file(A, "f.txt", since_version=1, context=-1)
-    assert isinstance(read.diff, list)
-    assert [c.op for c in read.diff] == ["equal", "remove", "add", "equal"]
-    assert read.diff[0] == Chunk("equal", lines(1, 14))
-    assert read.diff[3] == Chunk("equal", [*lines(16, 30), ""])
+    chunks = chunks_of(read)
+    assert [c.op for c in chunks] == ["equal", "remove", "add", "equal"]
+    assert chunks[0] == Chunk("equal", lines(1, 14))
+    assert chunks[3] == Chunk("equal", [*lines(16, 30), ""])
 
 
 def test_unified_context_sizes(store: Scratchpad) -> None:
@@ -157,8 +165,7 @@ def test_a_diff_across_several_versions(store: Scratchpad) -> None:
     for content in contents:
         store.write_file(A, "f.txt", content)
     for since in (1, 2, 3):
-        chunks = store.read_file(A, "f.txt", since_version=since).diff
-        assert isinstance(chunks, list)
+        chunks = chunks_of(store.read_file(A, "f.txt", since_version=since))
         assert diffing.apply_chunks(contents[since - 1], chunks) == contents[-1]
 
 

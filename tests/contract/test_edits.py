@@ -19,17 +19,30 @@ MANY = "".join(f"line{i}\n" for i in range(1, 201))
 def test_edit_returns_the_new_version_and_a_numbered_snippet(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", FIVE)
 
-    result = store.edit_file(A, "f.txt", "l3", "L3")
+    result = store.edit_file(A, "f.txt", "l3", "L3", snippet=True)
 
-    assert result == EditResult("f.txt", 2, len(FIVE), "2\tl2\n3\tL3\n4\tl4")
+    assert result == EditResult("f.txt", 2, len(FIVE), 3, 3, snippet="2\tl2\n3\tL3\n4\tl4")
     assert store.read_file(A, "f.txt").content == "l1\nl2\nL3\nl4\nl5\n"
+
+
+def test_edit_reports_where_the_change_landed_without_a_snippet_by_default(store: Scratchpad) -> None:
+    store.write_file(A, "big.txt", MANY)
+
+    replaced = store.edit_file(A, "big.txt", "line100\n", "EDITED\nTWICE\nTHRICE\n")
+    inserted = store.insert_lines(A, "big.txt", 10, "new\nlines")
+
+    assert replaced == EditResult("big.txt", 2, len(MANY) + len("EDITED\nTWICE\nTHRICE\n") - 8, 100, 102)
+    assert (inserted.version, inserted.start_line, inserted.end_line, inserted.snippet) == (3, 11, 12, None)
+    current = (store.read_file(A, "big.txt").content or "").split("\n")
+    assert current[10:12] == ["new", "lines"] and current[101:104] == ["EDITED", "TWICE", "THRICE"]
 
 
 def test_edit_snippet_is_never_the_whole_file(store: Scratchpad) -> None:
     store.write_file(A, "big.txt", MANY)
 
-    result = store.edit_file(A, "big.txt", "line100\n", "EDITED\nTWICE\n")
+    result = store.edit_file(A, "big.txt", "line100\n", "EDITED\nTWICE\n", snippet=True)
 
+    assert (result.start_line, result.end_line) == (100, 101)
     assert result.snippet == "99\tline99\n100\tEDITED\n101\tTWICE\n102\tline101"
     assert result.version == 2
     assert result.bytes_written == len(MANY) - len("line100\n") + len("EDITED\nTWICE\n")
@@ -40,7 +53,7 @@ def test_snippets_of_long_changes_are_bounded(store: Scratchpad) -> None:
     store.write_file(A, "notes.md", "start\n")
     appended = "".join(f"entry {i}\n" for i in range(1, 20_001))
 
-    inserted = store.insert_lines(A, "notes.md", -1, appended)
+    inserted = store.insert_lines(A, "notes.md", -1, appended, snippet=True)
 
     assert inserted.snippet == (
         "1\tstart\n2\tentry 1\n3\tentry 2\n4\tentry 3\n…\t(19,993 more lines)\n"
@@ -48,17 +61,19 @@ def test_snippets_of_long_changes_are_bounded(store: Scratchpad) -> None:
     )
     whole = store.read_file(A, "notes.md").content
     assert whole is not None
-    edited = store.edit_file(A, "notes.md", whole, whole.upper())
+    edited = store.edit_file(A, "notes.md", whole, whole.upper(), snippet=True)
+    assert edited.snippet is not None
     assert len(edited.snippet.splitlines()) == 9 and "(19,993 more lines)" in edited.snippet
     assert len(edited.snippet) < 300
 
 
 def test_edit_that_deletes_text(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", FIVE)
-    result = store.edit_file(A, "f.txt", "l3\n", "")
+    result = store.edit_file(A, "f.txt", "l3\n", "", snippet=True)
     assert store.read_file(A, "f.txt").content == "l1\nl2\nl4\nl5\n"
     assert (result.version, result.bytes_written) == (2, len(FIVE) - 3)
-    assert "l3" not in result.snippet
+    assert (result.start_line, result.end_line) == (3, 2)  # an empty range: lines were only removed
+    assert result.snippet == "2\tl2\n3\tl4"
 
 
 def test_replace_all(store: Scratchpad) -> None:
@@ -70,7 +85,7 @@ def test_replace_all(store: Scratchpad) -> None:
 
 def test_edit_keeps_crlf_and_unicode(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", "héllo\r\nwörld\r\n")
-    result = store.edit_file(A, "f.txt", "wörld", "wørld 😀")
+    result = store.edit_file(A, "f.txt", "wörld", "wørld 😀", snippet=True)
     assert store.read_file(A, "f.txt").content == "héllo\r\nwørld 😀\r\n"
     assert result.bytes_written == len("héllo\r\nwørld 😀\r\n".encode())
     assert result.snippet == "1\théllo\n2\twørld 😀"
@@ -111,7 +126,7 @@ def test_inserting_at_either_end_of_a_missing_file_creates_it(store: Scratchpad,
     """An agent appends to a notes file with line=-1 without having to create it first."""
     result = store.insert_lines(A, "notes.md", line, "first note")
 
-    assert (result.version, result.bytes_written, result.snippet) == (1, len("first note\n"), "1\tfirst note")
+    assert (result.version, result.bytes_written, result.start_line, result.end_line) == (1, len("first note\n"), 1, 1)
     assert store.read_file(A, "notes.md").content == "first note\n"
     assert store.insert_lines(A, "notes.md", -1, "second note\n").version == 2
     assert store.read_file(A, "notes.md").content == "first note\nsecond note\n"
@@ -203,16 +218,16 @@ def test_insert_with_expected_version(store: Scratchpad, recount: Recounter) -> 
 
 def test_insert_after_a_line(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", "a\nb\nc\n")
-    result = store.insert_lines(A, "f.txt", 2, "X\nY")
-    assert result == EditResult("f.txt", 2, len("a\nb\nX\nY\nc\n"), "2\tb\n3\tX\n4\tY\n5\tc")
+    result = store.insert_lines(A, "f.txt", 2, "X\nY", snippet=True)
+    assert result == EditResult("f.txt", 2, len("a\nb\nX\nY\nc\n"), 3, 4, snippet="2\tb\n3\tX\n4\tY\n5\tc")
     assert store.read_file(A, "f.txt").content == "a\nb\nX\nY\nc\n"
 
 
 def test_insert_at_the_top_and_at_the_end(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", "a\nb\n")
-    top = store.insert_lines(A, "f.txt", 0, "first\n")
+    top = store.insert_lines(A, "f.txt", 0, "first\n", snippet=True)
     assert (top.version, top.snippet) == (2, "1\tfirst\n2\ta")
-    end = store.insert_lines(A, "f.txt", -1, "last")
+    end = store.insert_lines(A, "f.txt", -1, "last", snippet=True)
     assert (end.version, end.snippet) == (3, "3\tb\n4\tlast")
     assert store.read_file(A, "f.txt").content == "first\na\nb\nlast\n"
 
@@ -225,8 +240,8 @@ def test_insert_at_the_end_of_a_file_without_final_newline(store: Scratchpad) ->
 
 def test_insert_into_an_empty_file(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", "")
-    result = store.insert_lines(A, "f.txt", 0, "only")
-    assert result == EditResult("f.txt", 2, 5, "1\tonly")
+    result = store.insert_lines(A, "f.txt", 0, "only", snippet=True)
+    assert result == EditResult("f.txt", 2, 5, 1, 1, snippet="1\tonly")
 
 
 def test_insert_into_a_crlf_file_uses_crlf(store: Scratchpad) -> None:
@@ -237,7 +252,7 @@ def test_insert_into_a_crlf_file_uses_crlf(store: Scratchpad) -> None:
 
 def test_insert_snippet_is_never_the_whole_file(store: Scratchpad) -> None:
     store.write_file(A, "big.txt", MANY)
-    result = store.insert_lines(A, "big.txt", 150, "new")
+    result = store.insert_lines(A, "big.txt", 150, "new", snippet=True)
     assert result.snippet == "150\tline150\n151\tnew\n152\tline151"
 
 

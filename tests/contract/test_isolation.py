@@ -7,6 +7,7 @@ import pytest
 from scratchpad_core.errors import NotFound, QuotaExceeded
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import DeleteLogResult, DeleteResult, WriteResult
+from scratchpad_core.results import LogPage
 from scratchpad_core.service import Scratchpad
 from tests.conftest import FakeSummarizer, StoreFactory
 from tests.recount import Recounter
@@ -39,11 +40,11 @@ def test_b_cannot_read_a(populated: Scratchpad, recount: Recounter) -> None:
         lambda: populated.read_file(B, "shared/notes.md", since_version=1),
         lambda: populated.read_file(B, "shared/notes.md", version=1),
         lambda: populated.list_versions(B, "shared/notes.md"),
-        lambda: populated.read_log(B, "shared/run.log"),
         lambda: populated.summarize_file(B, "long.md"),
     ):
         with pytest.raises(NotFound):
             call()
+    assert populated.read_log(B, "shared/run.log") == LogPage([], 0, 0, False)  # b's own log of that name: empty
     assert populated.list_files(B).files == []
     assert populated.list_files(B, "shared/").files == []
     assert populated.list_logs(B).logs == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scratchpad_core.errors import InvalidInput, NotFound, QuotaExceeded
+from scratchpad_core.errors import InvalidInput, QuotaExceeded
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import AppendResult, DeleteLogResult, LogPage
 from scratchpad_core.service import Scratchpad
@@ -109,14 +109,29 @@ def test_invalid_read_log_options(store: Scratchpad, options: dict[str, int]) ->
         store.read_log(A, "l.log", **options)
 
 
-def test_reading_a_missing_log_is_not_found(store: Scratchpad) -> None:
-    with pytest.raises(NotFound):
-        store.read_log(A, "missing.log")
-    with pytest.raises(NotFound):
-        store.read_log(A, "missing.log", tail=5)
+EMPTY = LogPage([], 0, 0, False)
+
+
+def test_a_log_never_written_reads_as_an_empty_page(store: Scratchpad, recount: Recounter) -> None:
+    """As in the original: a reader may poll a log before its first entry."""
+    assert store.read_log(A, "missing.log") == EMPTY
+    assert store.read_log(A, "missing.log", since_entry=5) == LogPage([], 0, 5, False)  # the cursor is echoed
+    assert store.read_log(A, "missing.log", tail=5) == EMPTY
+    assert store.read_log(A, "missing.log", limit=3) == EMPTY
     store.write_file(A, "file.txt", "a file is not a log")
-    with pytest.raises(NotFound):
-        store.read_log(A, "file.txt")
+    assert store.read_log(A, "file.txt") == EMPTY
+    assert store.list_logs(A).logs == []
+    assert recount.snapshot(A)["logs"] == []  # reading created nothing
+    with pytest.raises(InvalidInput):  # the options are still checked
+        store.read_log(A, "missing.log", since_entry=-1)
+
+
+def test_a_poller_of_an_empty_log_gets_the_first_entries_when_they_come(store: Scratchpad) -> None:
+    cursor = store.read_log(A, "inbox").last_entry_id
+    fill(store, "inbox", 2)
+    page = store.read_log(A, "inbox", since_entry=cursor)
+    assert [e.entry for e in page.entries] == ["e1", "e2"]
+    assert (page.last_entry_id, page.total, page.has_more) == (2, 2, False)
 
 
 def test_list_logs(store: Scratchpad) -> None:
@@ -142,8 +157,9 @@ def test_delete_log_gives_entries_and_bytes_back(store: Scratchpad, recount: Rec
 
     assert store.delete_log(A, "l.log") == DeleteLogResult("l.log", deleted=True, entries_removed=4, bytes_freed=8)
 
-    with pytest.raises(NotFound):
-        store.read_log(A, "l.log")
+    assert store.read_log(A, "l.log") == EMPTY  # a deleted log reads as an empty page
+    assert store.read_log(A, "l.log", since_entry=4) == LogPage([], 0, 4, False)
+    assert store.read_log(A, "l.log", tail=2) == EMPTY
     assert [g.path for g in store.list_logs(A).logs] == ["keep.log"]
     stats = recount.check(store, A)
     assert (stats.logs, stats.log_count, stats.total_bytes) == (1, 1, 4)

@@ -97,7 +97,6 @@ async def test_too_large_content_and_log_entry_with_small_limits(make_pad: PadFa
 
 async def test_missing_file_and_log(client: Client) -> None:
     await assert_refused_changes_nothing(client, "read_file", {**A, "path": "nope"}, "File not found: nope")
-    await assert_refused_changes_nothing(client, "read_log", {**A, "path": "nope"}, "Log not found: nope")
     assert "File not found: nope" in await refused(client, "summarize_file", {**A, "path": "nope"})
     assert "File not found: nope" in await refused(client, "list_versions", {**A, "path": "nope"})
 

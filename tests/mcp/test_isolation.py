@@ -10,6 +10,9 @@ from tests.mcp.helpers import ok, refused
 pytestmark = pytest.mark.anyio
 
 
+EMPTY_PAGE = {"entries": [], "total": 0, "last_entry_id": 0, "has_more": False}
+
+
 async def test_agents_are_isolated(client: Client) -> None:
     await ok(client, "write_file", {"agent_id": "a", "path": "secret.md", "content": "for a only"})
     await ok(client, "append_log", {"agent_id": "a", "path": "diary", "entry": "private"})
@@ -17,7 +20,7 @@ async def test_agents_are_isolated(client: Client) -> None:
     assert await refused(client, "read_file", {**b, "path": "secret.md"}) == (
         "File not found: secret.md. Use list_files to see this agent's files."
     )
-    assert "Log not found: diary" in await refused(client, "read_log", {**b, "path": "diary"})
+    assert await ok(client, "read_log", {**b, "path": "diary"}) == EMPTY_PAGE  # b's own diary: never written
     assert "File not found" in await refused(client, "summarize_file", {**b, "path": "secret.md"})
     assert await ok(client, "list_files", b) == {"files": [], "count": 0}
     assert await ok(client, "search_files", {**b, "query": "only"}) == {

@@ -101,9 +101,11 @@ async def test_argument_types(client: Client) -> None:
     write = tools["write_file"].input_schema["properties"]
     assert write["path"]["type"] == "string"
     assert write["content"]["type"] == "string"
-    since = tools["read_file"].input_schema["properties"]["since_version"]
-    assert since["anyOf"] == [{"type": "integer"}, {"type": "null"}]
-    assert since["default"] is None
+    read = tools["read_file"].input_schema
+    assert read["properties"]["since_version"]["type"] == "integer"  # optional: plain, and not required
+    assert "default" not in read["properties"]["since_version"]
+    assert "since_version" not in read["required"]
+    assert read["properties"]["format"]["enum"] == ["chunks", "unified", "compact"]
 
 
 async def test_every_tool_has_an_output_schema(client: Client) -> None:
