@@ -124,6 +124,20 @@ def request_bytes(arguments: dict[str, Any]) -> int:
     return len(json.dumps(arguments, separators=(",", ":"), ensure_ascii=False).encode())
 
 
+def definition_bytes(tools: Sequence[Any]) -> int:
+    """What a model reads about the tools every turn: name, description and inputSchema of each, as compact JSON."""
+    return sum(
+        len(
+            json.dumps(
+                {"name": t.name, "description": t.description, "inputSchema": t.input_schema},
+                separators=(",", ":"),
+                ensure_ascii=False,
+            ).encode()
+        )
+        for t in tools
+    )
+
+
 def reply_text(result: Any) -> str:
     """The text content of a tool result: what the model reads."""
     return str(result.content[0].text)

@@ -1,13 +1,14 @@
 """Token efficiency: bytes each operation sends and receives, next to the naive alternative.
 
-Run:  uv run python -m bench.tokens [--db PATH]
+Run:  uv run python -m bench.tokens [--db PATH] [--original DIR]
 
 Drives the real MCP server in-process (mcp.Client(build_server(...)) on a temporary SQLite file, built
 as `scratchpad-mcp` builds it) and measures what crosses the wire:
   request B = the tool arguments as compact JSON (what the model writes),
   reply B   = the text content of the tool result (what the model reads).
 The naive alternative is a full read_file (for reads) or a write_file of the whole new content (for
-changes). Prints a Markdown table that can be pasted into the README; targets say PASS or FAIL.
+changes). Prints a Markdown table that can be pasted into the README; targets say PASS or FAIL. First
+comes the fixed cost of every turn, the tool definitions, beside the original's (bench.definitions).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from mcp import Client
 if __package__ in (None, ""):  # run as a file (python bench/tokens.py): make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import definitions
 from bench.common import code_version, markdown_file, markdown_table, note_line, reply_bytes, reply_text, request_bytes
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import sqlite_url
@@ -145,6 +147,12 @@ async def measure(session: Session) -> list[Line]:
         Line("read_file since_version, 1-line change, unified format", req, reply, full_reply, reply / full_reply)
     )
 
+    req, reply, compact, _ = await session.call("read_file", {**full_args, "since_version": v1, "format": "compact"})
+    session.expect(compact.get("diff") == [{"at": index + 1, "remove": 1, "add": [new_line]}], "compact diff is off")
+    rows.append(
+        Line("read_file since_version, 1-line change, compact format", req, reply, full_reply, reply / full_reply)
+    )
+
     # Nothing changed since the version the model holds.
     req, reply, same, _ = await session.call("read_file", {**full_args, "since_version": v2})
     session.expect(same.get("unchanged") is True, "since_version == current did not report unchanged: true")
@@ -186,7 +194,7 @@ async def measure(session: Session) -> list[Line]:
     req, reply, edited, _ = await session.call(
         "edit_file", {"agent_id": AGENT, "path": BIG_PATH, "old_str": old_line, "new_str": new_line}
     )
-    session.expect("snippet" in edited, "edit_file reply has no snippet")
+    session.expect("start_line" in edited, "edit_file reply does not say where the change landed")
     rows.append(
         Line(
             "edit_file, one line: request vs write_file of the whole file",
@@ -343,7 +351,10 @@ async def search_rows(session: Session) -> list[Line]:
     ]
 
 
-async def run(db: Path) -> None:
+async def run(db: Path, original: Path | None) -> None:
+    print("Tool definitions, paid on every turn:\n")
+    print(definitions.report(*await definitions.measure(original)))
+    print()
     with open_store(sqlite_url(db)) as pad:
         server = build_server(pad, CallRunner(TrustedCaller(), []))
         async with Client(server) as client:
@@ -375,9 +386,10 @@ async def run(db: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--db", help="SQLite file to use (default: a temporary file; a new one is best)")
+    parser.add_argument("--original", type=Path, help="a built checkout of the original server, measured beside ours")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="scratchpad-tokens-") as temp:
-        asyncio.run(run(Path(args.db) if args.db else Path(temp) / "tokens.db"))
+        asyncio.run(run(Path(args.db) if args.db else Path(temp) / "tokens.db", args.original))
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ import pytest
 from scratchpad_core import diffing
 from scratchpad_core.diffing import Chunk
 from scratchpad_core.errors import InvalidInput
+from scratchpad_core.hunks import Hunk, apply_hunks
 from scratchpad_core.results import ReadResult
 from scratchpad_core.service import Scratchpad
 
@@ -212,3 +213,49 @@ def test_invalid_diff_options(store: Scratchpad) -> None:
         store.read_file(A, "f.txt", since_version=1, version=1)
     with pytest.raises(InvalidInput):
         store.read_file(A, "f.txt", since_version=1, start_line=1)
+
+
+# --- format="compact" ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("old", "new"), PAIRS.values(), ids=PAIRS.keys())
+def test_compact_hunks_turn_the_old_version_into_the_current_one(store: Scratchpad, old: str, new: str) -> None:
+    two_versions(store, old, new)
+    read = store.read_file(A, "f.txt", since_version=1, format="compact")
+    assert isinstance(read.diff, list)
+    assert all(isinstance(hunk, Hunk) for hunk in read.diff)
+    assert apply_hunks(old, cast(list[Hunk], read.diff)) == new
+    # The lean reply: nothing the reader sent, no flag that is false.
+    assert (read.path, read.since_version, read.version_too_old, read.content) == (None, None, None, None)
+    assert read.current_version == 2
+
+
+def test_compact_of_a_one_line_change(store: Scratchpad) -> None:
+    two_versions(store, LONG_OLD, LONG_NEW)
+    read = store.read_file(A, "f.txt", since_version=1, format="compact", context=7)  # context does not apply
+    assert read.diff == [Hunk(15, 1, ["X"])]
+
+
+def test_compact_unchanged_and_too_old(store: Scratchpad) -> None:
+    for i in range(1, 13):
+        store.write_file(A, "f.txt", f"version {i}\n")
+    same = store.read_file(A, "f.txt", since_version=12, format="compact")
+    assert (same.unchanged, same.diff, same.path, same.version_too_old) == (True, [], None, None)
+    old = store.read_file(A, "f.txt", since_version=1, format="compact")
+    assert (old.version_too_old, old.content, old.diff, old.path) == (True, "version 12\n", None, None)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"version": 1}, {"start_line": 1}, {"max_lines": 2}, {"context": -2}, {"since_version": 3}],
+)
+def test_compact_refuses_what_the_other_formats_refuse(store: Scratchpad, options: dict[str, int]) -> None:
+    two_versions(store, "a\n", "b\n")
+    with pytest.raises(InvalidInput):
+        store.read_file(A, "f.txt", **{"since_version": 1, **options}, format="compact")  # type: ignore[arg-type]
+
+
+def test_an_unknown_format_is_refused(store: Scratchpad) -> None:
+    two_versions(store, "a\n", "b\n")
+    with pytest.raises(InvalidInput, match="compact"):
+        store.read_file(A, "f.txt", since_version=1, format="patch")  # type: ignore[arg-type]
