@@ -7,7 +7,6 @@ import json
 
 import pytest
 from hypothesis import given
-from hypothesis import strategies as st
 
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.hunks import Hunk, apply_hunks, diff_hunks
