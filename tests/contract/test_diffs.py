@@ -252,7 +252,7 @@ def test_compact_unchanged_and_too_old(store: Scratchpad) -> None:
 def test_compact_refuses_what_the_other_formats_refuse(store: Scratchpad, options: dict[str, int]) -> None:
     two_versions(store, "a\n", "b\n")
     with pytest.raises(InvalidInput):
-        store.read_file(A, "f.txt", **{"since_version": 1, **options}, format="compact")  # type: ignore[arg-type]
+        store.read_file(A, "f.txt", **{"since_version": 1, **options}, format="compact")
 
 
 def test_an_unknown_format_is_refused(store: Scratchpad) -> None:
