@@ -90,6 +90,11 @@ def test_floor_and_compact_hunks_from_the_spec() -> None:
         apply_hunks(old, [{"at": 2, "remove": 1, "add": []}, {"at": 2, "remove": 0, "add": ["x"]}])
     with pytest.raises(ReplayError):
         apply_hunks(old, [{"at": 3, "remove": 2, "add": []}])
+    wire = Wire()
+    assert wire.check("notes.md", "a\nb", "a\nb\n") is False
+    assert wire.failures == [
+        "notes.md: reconstruction differs from the revision (2 lines against 3, first different line 3)"
+    ]
 
 
 def test_edit_plans_quote_unique_text() -> None:
