@@ -8,6 +8,7 @@ in increasing `at`, never overlap, and applying them to the old text gives the n
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -26,9 +27,38 @@ class Hunk:
 
 
 def diff_hunks(old: str, new: str) -> list[Hunk]:
-    """The hunks that turn `old` into `new` ([] when they are equal)."""
+    """The hunks that turn `old` into `new` ([] when they are equal).
+
+    Two changes a few short unchanged lines apart (a blank line, a closing bracket) make one hunk when
+    resending those lines costs fewer bytes than a second hunk's keys and numbers.
+    """
     a, b = old.split("\n"), new.split("\n")
-    return [Hunk(i1 + 1, i2 - i1, b[j1:j2]) for tag, i1, i2, j1, j2 in opcodes(a, b) if tag != "equal"]
+    hunks: list[Hunk] = []
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
+        if tag == "equal":
+            continue
+        hunk = Hunk(i1 + 1, i2 - i1, b[j1:j2])
+        if hunks:
+            last = hunks[-1]
+            start = last.at - 1 + last.remove
+            if 3 * (i1 - start) < _frame_bytes(hunk):  # each resent line costs 3 B or more: worth a look
+                gap = a[start:i1]
+                merged = Hunk(last.at, last.remove + len(gap) + hunk.remove, [*last.add, *gap, *hunk.add])
+                if _frame_bytes(merged) + _json_bytes(gap) < _frame_bytes(last) + _frame_bytes(hunk):
+                    hunks[-1] = merged
+                    continue
+        hunks.append(hunk)
+    return hunks
+
+
+def _json_bytes(lines: list[str]) -> int:
+    """What the lines cost inside a hunk's add list, as compact JSON: each string and its comma."""
+    return sum(len(json.dumps(line, ensure_ascii=False).encode()) + 1 for line in lines)
+
+
+def _frame_bytes(hunk: Hunk) -> int:
+    """What a hunk costs beyond its lines: '{"at":A,"remove":R,"add":[]},'."""
+    return len(f'{{"at":{hunk.at},"remove":{hunk.remove},"add":[]}},')
 
 
 def apply_hunks(old: str, hunks: Sequence[Hunk | Mapping[str, Any]]) -> str:

@@ -1,4 +1,7 @@
-"""Per-call limits and per-agent quotas, all counted in UTF-8 bytes."""
+"""What a server may configure: per-call size limits, versions kept and per-agent quotas (UTF-8 bytes).
+
+The fixed bounds are in `bounds`; how quotas are checked, in `quotas`.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,6 @@ from .errors import InvalidInput, LimitExceeded
 KIB = 1024
 MIB = 1024 * KIB
 
-LOG_PAGE_SIZE = 100
-SUMMARY_THRESHOLD_CHARS = 8000
 CHARS_PER_TOKEN = 4
 
 

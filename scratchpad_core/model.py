@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from .limits import utf8_len
 from .text import count_lines
 
-MAX_SEQUENCE = 2**31 - 1  # versions and log entry ids are 32-bit integers in the schema
-
 
 @dataclass(frozen=True)
 class FileRecord:

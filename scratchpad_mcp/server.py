@@ -11,10 +11,9 @@ from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from scratchpad_core import results as r
-from scratchpad_core.limits import LOG_PAGE_SIZE, SUMMARY_THRESHOLD_CHARS, Limits, byte_size, utf8_len
+from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_LIST_LIMIT, MAX_SEARCH_RESULTS, SUMMARY_THRESHOLD_CHARS
+from scratchpad_core.limits import Limits, byte_size, utf8_len
 from scratchpad_core.service import Scratchpad
-from scratchpad_core.usecases.reads import MAX_LIST_LIMIT
-from scratchpad_core.usecases.search import MAX_RESULTS
 
 from .calls import CallRunner
 from .refusals import ScratchpadServer
@@ -258,7 +257,7 @@ def tool_bounds(limits: Limits) -> dict[str, str]:
         "max_file_bytes": byte_size(limits.max_file_bytes),
         "max_entry_bytes": byte_size(limits.max_log_entry_bytes),
         "max_list": f"{MAX_LIST_LIMIT:,}",
-        "max_results": f"{MAX_RESULTS:,}",
+        "max_results": f"{MAX_SEARCH_RESULTS:,}",
         "log_page": f"{LOG_PAGE_SIZE:,}",
         "summary_chars": f"{SUMMARY_THRESHOLD_CHARS:,}",
     }

@@ -9,9 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from scratchpad_core import quotas
 from scratchpad_core.errors import InvalidInput, ScratchpadError
 from scratchpad_core.limits import Limits, storable_size, utf8_len
-from scratchpad_core.model import MAX_SEQUENCE
+from scratchpad_core.numbering import MAX_SEQUENCE
 from scratchpad_core.paths import check_agent_id, check_path
 
 MAX_NUMBER = 2**63 - 1
@@ -104,8 +105,8 @@ class AgentOrder:
             defined = self.files if kind == "file" else self.logs
             if path in defined:
                 raise refused(line, f"the {kind} {path!r} is defined twice for this agent.")
-            if kind == "file" and len(self.files) == self.limits.quota_files:
-                raise refused(line, f"the agent has more than its quota of {self.limits.quota_files:,} files.")
+            if kind == "file":
+                self._within_quotas(line, files=len(self.files) + 1)
             head = record["current_version"] if kind == "file" else record["last_entry_id"]
             defined[path] = Numbering(head, line)
             return
@@ -142,8 +143,15 @@ class AgentOrder:
             raise refused(line, f"the file keeps more than this server's {limits.max_versions} versions.")
         self.entries += kind == "entry"
         self.bytes += size
-        if self.entries > limits.quota_log_entries or self.bytes > limits.quota_bytes:
-            raise refused(line, "the agent's log entries or bytes exceed its quota on this server.")
+        self._within_quotas(line, files=len(self.files))
+
+    def _within_quotas(self, line: int, files: int) -> None:
+        """The agent's totals so far against the server's quotas (scratchpad_core.quotas, as every write)."""
+        totals = {"files": files, "log_entries": self.entries, "bytes": self.bytes}
+        passed = quotas.first_passed(totals, self.limits)
+        if passed is not None:
+            quota = passed.quota(self.limits)
+            raise refused(line, f"the agent has more than its quota of {quota:,} {passed.unit} on this server.")
 
     def finish(self, line: int) -> None:
         """At the agent's end: each file's records reached its current version, each log's its last entry."""

@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..errors import NotFound, QuotaExceeded, StorageBusy
+from .. import quotas
+from ..errors import NotFound, StorageBusy
 from ..limits import Limits
 from ..model import FileRecord, UsageDelta
 from ..paths import check_agent_id, check_path
@@ -80,22 +81,9 @@ class UseCaseBase:
         delta = delta or UsageDelta()
         if uow.usage.apply(agent_id, delta, self.limits):
             return
-        usage, limits = uow.usage.get(agent_id), self.limits
-        advice = "Nothing was changed; free space with delete_file or delete_log, then retry."
-        if delta.files > 0 and usage.files + delta.files > limits.quota_files:
-            raise QuotaExceeded(
-                f"File quota exceeded: the agent already has {usage.files:,} of {limits.quota_files:,} files. {advice}"
-            )
-        if delta.log_entries > 0 and usage.log_entries + delta.log_entries > limits.quota_log_entries:
-            raise QuotaExceeded(
-                f"Log entry quota exceeded: the agent already has {usage.log_entries:,} of "
-                f"{limits.quota_log_entries:,} log entries. {advice}"
-            )
-        raise QuotaExceeded(
-            f"Storage quota exceeded: this call needs {delta.bytes:,} more byte{'s' if delta.bytes != 1 else ''}, "
-            "but the agent stores "
-            f"{usage.bytes:,} of {limits.quota_bytes:,} bytes. {advice}"
-        )
+        usage = uow.usage.get(agent_id)
+        rule = quotas.breach(usage, delta, self.limits) or quotas.QUOTAS[-1]
+        raise quotas.refusal(rule, usage, delta, self.limits)
 
 
 def checked(agent_id: str, path: str) -> tuple[str, str]:

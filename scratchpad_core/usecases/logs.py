@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..bounds import LOG_PAGE_SIZE, check_range
 from ..errors import InvalidInput
-from ..limits import LOG_PAGE_SIZE, check_entry_size
+from ..limits import check_entry_size
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
@@ -44,9 +45,8 @@ class Logs(UseCaseBase):
         agent_id, path = checked(agent_id, path)
         if since_entry is not None and since_entry < 0:
             raise InvalidInput("Invalid since_entry: use 0 (or omit it) to read from the start, or a last_entry_id.")
-        for name, value in (("limit", limit), ("tail", tail)):
-            if value is not None and not 1 <= value <= LOG_PAGE_SIZE:
-                raise InvalidInput(f"Invalid {name}: use 1..{LOG_PAGE_SIZE}.")
+        check_range("limit", limit, LOG_PAGE_SIZE)
+        check_range("tail", tail, LOG_PAGE_SIZE)
         if tail is not None and (since_entry is not None or limit is not None):
             raise InvalidInput(
                 "Invalid read_log: tail returns the newest entries; it cannot be combined with since_entry or limit."

@@ -7,6 +7,7 @@ import json
 from typing import Literal
 
 from .. import diffing, hunks
+from ..bounds import MAX_LIST_LIMIT, check_range
 from ..errors import InvalidInput, NotFound, StorageBusy
 from ..limits import utf8_len
 from ..model import FileRecord, UsageDelta, Version
@@ -18,7 +19,6 @@ from .base import UseCaseBase, checked, require_file
 
 DiffFormat = Literal["chunks", "unified", "compact"]
 DIFF_FORMATS: tuple[DiffFormat, ...] = ("chunks", "unified", "compact")
-MAX_LIST_LIMIT = 1000
 
 
 class FileReads(UseCaseBase):
@@ -70,8 +70,7 @@ class FileReads(UseCaseBase):
         """Metadata of the agent's files whose path starts with `prefix`, sorted by path."""
         agent_id = check_agent_id(agent_id)
         prefix = check_prefix(prefix)
-        if limit is not None and not 1 <= limit <= MAX_LIST_LIMIT:
-            raise InvalidInput(f"Invalid limit: use 1..{MAX_LIST_LIMIT}.")
+        check_range("limit", limit, MAX_LIST_LIMIT)
         after = check_cursor(cursor)
 
         def work(uow: UnitOfWork) -> FileListing:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ..bounds import MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
 from ..errors import InvalidInput
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
@@ -12,8 +13,6 @@ from ..results import SearchMatch, SearchResult
 from ..text import split_keepends
 from .base import UseCaseBase
 
-MAX_QUERY_CHARS = 1000
-MAX_RESULTS = 200
 MATCH_CHARS = 200
 _LEAD_CHARS = 60
 
@@ -34,8 +33,7 @@ class Search(UseCaseBase):
         prefix = check_prefix(prefix)
         if not query or len(query) > MAX_QUERY_CHARS:
             raise InvalidInput(f"Invalid query: it must be 1..{MAX_QUERY_CHARS} characters.")
-        if not 1 <= max_results <= MAX_RESULTS:
-            raise InvalidInput(f"Invalid max_results: use 1..{MAX_RESULTS}.")
+        check_range("max_results", max_results, MAX_SEARCH_RESULTS)
         matcher = self._matcher(query, regex, case_sensitive)
 
         def work(uow: UnitOfWork) -> SearchResult:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from ..bounds import SUMMARY_THRESHOLD_CHARS
 from ..errors import SummaryUnavailable
-from ..limits import SUMMARY_THRESHOLD_CHARS, estimated_tokens, utf8_len
+from ..limits import estimated_tokens, utf8_len
 from ..model import UsageDelta, sha256_hex
 from ..paths import check_agent_id
 from ..ports import UnitOfWork

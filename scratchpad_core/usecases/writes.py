@@ -9,19 +9,12 @@ from dataclasses import dataclass
 from .. import editing
 from ..errors import InvalidInput, NotFound, VersionConflict
 from ..limits import check_content_size, utf8_len
-from ..model import MAX_SEQUENCE, UsageDelta, Version
+from ..model import UsageDelta, Version
+from ..numbering import check_expected
 from ..ports import UnitOfWork
 from ..results import DeleteResult, EditResult, WriteResult
 from ..text import numbered, split_keepends
 from .base import UseCaseBase, checked, require_file
-
-
-def check_expected(expected_version: int | None) -> None:
-    if expected_version is not None and not 0 <= expected_version <= MAX_SEQUENCE:
-        raise InvalidInput(
-            f"Invalid expected_version {expected_version}: use the version you last read, from 1 to {MAX_SEQUENCE:,} "
-            "(0 means the file must not exist)."
-        )
 
 
 class FileWrites(UseCaseBase):

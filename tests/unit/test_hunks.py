@@ -8,6 +8,7 @@ import json
 import pytest
 from hypothesis import given
 
+from scratchpad_core.diffing import opcodes
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.hunks import Hunk, apply_hunks, diff_hunks
 from tests.unit.test_diffing import text_pairs
@@ -24,6 +25,20 @@ def test_hunks_rebuild_the_new_text_from_the_old(pair: tuple[str, str]) -> None:
     assert starts == sorted(starts)
     assert all(h.remove > 0 or h.add for h in hunks)  # every hunk changes something
     assert (hunks == []) == (old == new)
+
+
+@given(text_pairs())
+def test_merged_hunks_cost_no_more_than_separate_ones(pair: tuple[str, str]) -> None:
+    old, new = pair
+    merged = diff_hunks(old, new)
+    a, b = old.split("\n"), new.split("\n")
+    separate = [Hunk(i1 + 1, i2 - i1, b[j1:j2]) for tag, i1, i2, j1, j2 in opcodes(a, b) if tag != "equal"]
+    assert len(merged) <= len(separate)
+    assert size(merged) <= size(separate)
+
+
+def size(hunks: list[Hunk]) -> int:
+    return len(json.dumps([dataclasses.asdict(h) for h in hunks], ensure_ascii=False, separators=(",", ":")).encode())
 
 
 @given(text_pairs())
@@ -47,6 +62,12 @@ def test_hunks_never_repeat_a_removed_line(pair: tuple[str, str]) -> None:
         ("a\nb\nc\n", "a\nc\n", [Hunk(2, 1, [])]),
         ("", "x\n", [Hunk(1, 0, ["x"])]),  # "" is one empty line; x goes before it
         ("same\n", "same\n", []),
+        ("a\n\nb\n", "A\n\nB\n", [Hunk(1, 3, ["A", "", "B"])]),  # resending "" is cheaper than a second hunk
+        (
+            "a\n" + "unchanged line\n" * 2 + "b\n",
+            "A\n" + "unchanged line\n" * 2 + "B\n",
+            [Hunk(1, 1, ["A"]), Hunk(4, 1, ["B"])],
+        ),
     ],
 )
 def test_hunk_numbers_follow_the_old_text(old: str, new: str, expected: list[Hunk]) -> None:
