@@ -28,7 +28,7 @@ def test_a_round_trip_with_root_imports_only(tmp_path: Path) -> None:
         read = store.read_file("me", "plan.md", since_version=1, format="compact")
         assert isinstance(read, ReadResult)
         assert read.diff == [Hunk(2, 1, ["B"])]
-        assert apply_hunks("a\nb\n", read.diff) == "a\nB\n"
+        assert apply_hunks("a\nb\n", [Hunk(2, 1, ["B"])]) == "a\nB\n"
         with pytest.raises(VersionConflict):
             store.write_file("me", "plan.md", "x", expected_version=1)
         with pytest.raises(NotFound):
