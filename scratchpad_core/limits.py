@@ -43,6 +43,12 @@ def utf8_len(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+def payload_bytes(*texts: str) -> int:
+    """The UTF-8 bytes of the texts a request carries: bytes_in in the call log, and what an edit's bytes_saved
+    is counted against."""
+    return sum(utf8_len(text) for text in texts)
+
+
 def storable_size(text: str, what: str) -> int:
     """UTF-8 size of text that every backend can store: valid Unicode without NUL characters."""
     if "\x00" in text:

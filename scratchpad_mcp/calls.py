@@ -8,7 +8,7 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import anyio
 from mcp.types import CallToolResult
@@ -20,6 +20,9 @@ from scratchpad_core.paths import check_agent_id
 from .replies import failure, success
 
 log = logging.getLogger("scratchpad.calls")
+
+R = TypeVar("R")
+UseCase = Callable[[str], R]  # what one tool call runs, given the agent it acts for
 
 MAX_LOGGED_CHARS = 128  # caller-supplied names (agent ids, tool names) are clipped to this in logs and replies
 INTERNAL_ERROR = (
@@ -93,27 +96,25 @@ class CallRunner:
         self._policy = policy
         self._observers = observers or []
         self._inline = inline
-        self._read_only: dict[str, bool] = {}
-
-    def declare(self, tool: str, *, read_only: bool) -> None:
-        """Record whether a tool only reads (a read-only key may call it); the server does, from its annotations."""
-        self._read_only[tool] = read_only
 
     async def call(
         self,
         tool: str,
         requested_agent: str | None,
-        use_case: Callable[[str], Any],
+        use_case: UseCase[Any],
         *,
+        read_only: bool = False,
         bytes_in: int = 0,
         slow: bool = False,
     ) -> CallToolResult:
         """Run one tool call: inline (stdio: one client at a time) or on a worker thread (HTTP, and on stdio the
-        slow tools, a search or a summary taking seconds, so that the client's other requests are answered)."""
+        slow tools, a search or a summary taking seconds, so that the client's other requests are answered).
+
+        read_only: the tool only reads (a read-only key may call it); a tool that does not say so writes.
+        """
         record = CallRecord(tool, uuid.uuid4().hex[:16], self._caller(requested_agent), bytes_in=bytes_in)
         if requested_agent is not None and requested_agent != record.agent_id:
             record.extra["requested_agent"] = clipped(requested_agent)
-        read_only = self._read_only.get(tool, False)  # an undeclared tool is treated as one that writes
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
         return work() if self._inline and not slow else await anyio.to_thread.run_sync(work)
 
@@ -134,7 +135,7 @@ class CallRunner:
         return None if caller is None else clipped(caller)
 
     def _run(
-        self, record: CallRecord, requested_agent: str | None, use_case: Callable[[str], Any], read_only: bool
+        self, record: CallRecord, requested_agent: str | None, use_case: UseCase[Any], read_only: bool
     ) -> CallToolResult:
         tool = record.tool
         started = time.perf_counter()

@@ -1,17 +1,53 @@
-"""ScratchpadServer: the SDK's MCPServer, with its refusals before a tool runs told and logged like ours."""
+"""The MCP server: build_server() wires the tools to a store and a call runner; ScratchpadServer is the SDK's
+MCPServer with lean schemas, and with its refusals before a tool runs told and logged like ours."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+import inspect
+import typing
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Annotated, Any, TypeVar
 
+from mcp.server.auth.provider import TokenVerifier
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
-from .calls import CallRunner, clipped
+from scratchpad_core.limits import payload_bytes
+from scratchpad_core.service import Scratchpad
+
+from .calls import CallRunner, UseCase, clipped
 from .schemas import lean, property_names
+from .tools import INSTRUCTIONS, register_tools, tool_bounds
+
+Builder = TypeVar("Builder", bound=Callable[..., UseCase[Any]])
+
+
+def build_server(
+    store: Scratchpad,
+    runner: CallRunner,
+    *,
+    agent_id_required: bool = True,
+    token_verifier: TokenVerifier | None = None,
+    auth: AuthSettings | None = None,
+) -> ScratchpadServer:
+    """The MCP server; with a token verifier, callers need a key and agent_id becomes optional.
+
+    Each call hands its use case to the runner, which runs it inline (stdio: one client, and SQLite
+    serializes writers anyway) or on a worker thread (HTTP: many clients at once).
+    """
+    mcp = ScratchpadServer(
+        runner,
+        bounds=tool_bounds(store.limits),
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        token_verifier=token_verifier,
+        auth=auth,
+    )
+    register_tools(mcp, store, agent_id_required=agent_id_required)
+    return mcp
 
 
 def invalid_arguments(tool: str, error: ValidationError) -> str:
@@ -33,24 +69,50 @@ class ScratchpadServer(MCPServer):
         self._bounds = dict(bounds or {})
         self._arguments: dict[str, list[str]] = {}  # each tool's argument names, in order
 
-    def tool(self, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:  # type: ignore[override]
-        """Register a tool: its docstring, folded to one line with {bounds} filled in, is its description; its
-        annotations say whether it only reads (for read-only keys)."""
+    def tool(  # type: ignore[override]
+        self, *, annotations: ToolAnnotations, payload: Sequence[str] = (), slow: bool = False
+    ) -> Callable[[Builder], Builder]:
+        """Register a tool from a function that takes its arguments and returns its use case (`-> UseCase[R]`).
 
-        def register(fn: Callable[..., Any]) -> Callable[..., Any]:
-            description = " ".join((fn.__doc__ or "").split()).format(**self._bounds)
-            registered = super(ScratchpadServer, self).tool(description=description, **options)(fn)
-            tool = self._tool_manager.get_tool(fn.__name__)
+        The tool the SDK sees has the function's name and arguments and replies with R; its docstring, folded to
+        one line with {bounds} filled in, is its description. A call hands the use case to the runner, with
+        whether the tool only reads (from its annotations: read-only keys may call it), the size of its payload
+        (the arguments named in `payload`: bytes_in in the call log) and whether it is slow.
+        """
+
+        def register(build: Builder) -> Builder:
+            description = " ".join((build.__doc__ or "").split()).format(**self._bounds)
+            runs = self._tool_function(build, bool(annotations.read_only_hint), tuple(payload), slow)
+            super(ScratchpadServer, self).tool(description=description, annotations=annotations)(runs)
+            tool = self._tool_manager.get_tool(build.__name__)
             assert tool is not None
             tool.parameters = lean(self._described(tool.parameters), closed=True)
             if tool.fn_metadata.output_schema is not None:
                 tool.fn_metadata.output_schema = lean(tool.fn_metadata.output_schema)
             self._arguments[tool.name] = property_names(tool.parameters)
-            hints = options.get("annotations")
-            self._runner.declare(tool.name, read_only=bool(hints and hints.read_only_hint))
-            return registered
+            return build
 
         return register
+
+    def _tool_function(
+        self, build: Builder, read_only: bool, payload: tuple[str, ...], slow: bool
+    ) -> Callable[..., Awaitable[CallToolResult]]:
+        """What the SDK registers for `build`: its name and arguments, replying with what its use case returns."""
+        name, signature = build.__name__, inspect.signature(build)
+        assert {"agent_id", *payload} <= set(signature.parameters), f"{name}: unknown payload {payload}"
+        result = typing.get_args(signature.return_annotation)[-1]  # R of UseCase[R], i.e. Callable[[str], R]
+
+        async def call(**arguments: Any) -> CallToolResult:
+            size = payload_bytes(*(arguments[argument] for argument in payload))
+            use_case = build(**arguments)
+            return await self._runner.call(
+                name, arguments["agent_id"], use_case, read_only=read_only, bytes_in=size, slow=slow
+            )
+
+        function: Any = call
+        function.__name__ = function.__qualname__ = name
+        function.__signature__ = signature.replace(return_annotation=Annotated[CallToolResult, result])
+        return call
 
     def _described(self, schema: dict[str, Any]) -> dict[str, Any]:
         properties = {

@@ -1,22 +1,22 @@
-"""build_server(): the MCP tools, each a thin call into one use case."""
+"""The 15 MCP tools: what a model reads about each (arguments, description, hints) and the use case it runs."""
 
 # No `from __future__ import annotations` here: the SDK reads these annotations at run time,
 # and the argument types below are chosen per server (agent_id is optional with API keys).
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from mcp.server.auth.provider import TokenVerifier
-from mcp.server.auth.settings import AuthSettings
-from mcp.types import CallToolResult, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from scratchpad_core import results as r
 from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_LIST_LIMIT, MAX_SEARCH_RESULTS, SUMMARY_THRESHOLD_CHARS
-from scratchpad_core.limits import Limits, byte_size, utf8_len
+from scratchpad_core.limits import Limits, byte_size
 from scratchpad_core.service import Scratchpad
 
-from .calls import CallRunner
-from .refusals import ScratchpadServer
+from .calls import UseCase
+
+if TYPE_CHECKING:
+    from .server import ScratchpadServer
 
 INSTRUCTIONS = """\
 Private, versioned storage for your notes, plans and logs; it survives between sessions. Paths are relative, \
@@ -44,48 +44,28 @@ def agent_argument(required: bool) -> Any:
     return Annotated[str | None, Field(default=None, description="Not needed: your key names it.")]
 
 
-def build_server(
-    pad: Scratchpad,
-    runner: CallRunner,
-    *,
-    agent_id_required: bool = True,
-    token_verifier: TokenVerifier | None = None,
-    auth: AuthSettings | None = None,
-) -> ScratchpadServer:
-    """The MCP server; with a token verifier, callers need a key and agent_id becomes optional.
+def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_required: bool = True) -> None:
+    """The tools, on `mcp`: each takes its arguments and returns the use case to run for the calling agent.
 
-    Tools are async and hand the use case to the runner, which runs it inline (stdio: one client, and
-    SQLite serializes writers anyway) or on a worker thread (HTTP: many clients at once). Their
-    docstrings are the descriptions a model reads, with {bounds} filled in from the live limits.
+    The server runs it (ScratchpadServer.tool): who calls, read-only or not (from the annotations), and the
+    payload's size (the arguments named in `payload`). Docstrings are the descriptions a model reads, with
+    {bounds} filled in from the live limits.
     """
-    mcp = ScratchpadServer(
-        runner,
-        bounds=tool_bounds(pad.limits),
-        instructions=INSTRUCTIONS,
-        log_level="WARNING",
-        token_verifier=token_verifier,
-        auth=auth,
-    )
     AgentArg = agent_argument(agent_id_required)
 
-    @mcp.tool(annotations=IDEMPOTENT)
-    async def write_file(
+    @mcp.tool(annotations=IDEMPOTENT, payload=("content",))
+    def write_file(
         agent_id: AgentArg,
         path: PathArg,
         content: Annotated[str, Field(description="Up to {max_file_bytes}.")],
         expected_version: ExpectedArg = None,
-    ) -> Annotated[CallToolResult, r.WriteResult]:
+    ) -> UseCase[r.WriteResult]:
         """Store a whole file as its next version ({max_versions} kept). To change part of one, use edit_file
         or insert_lines."""
-        return await runner.call(
-            "write_file",
-            agent_id,
-            lambda a: pad.write_file(a, path, content, expected_version),
-            bytes_in=utf8_len(content),
-        )
+        return lambda a: store.write_file(a, path, content, expected_version)
 
     @mcp.tool(annotations=READ)
-    async def read_file(
+    def read_file(
         agent_id: AgentArg,
         path: PathArg,
         since_version: Annotated[int | None, Field(description="Version you hold: get only the changes.")] = None,
@@ -97,26 +77,16 @@ def build_server(
         version: Annotated[int | None, Field(description="An older retained version.")] = None,
         start_line: Annotated[int | None, Field(description="First line of a slice (1-based).")] = None,
         max_lines: Annotated[int | None, Field(description="Lines in the slice.")] = None,
-    ) -> Annotated[CallToolResult, r.ReadResult]:
+    ) -> UseCase[r.ReadResult]:
         """Read a file, a slice or an older version; with since_version only the changes (cheapest:
         format=compact)."""
-        return await runner.call(
-            "read_file",
-            agent_id,
-            lambda a: pad.read_file(
-                a,
-                path,
-                since_version,
-                context=context,
-                format=format,
-                version=version,
-                start_line=start_line,
-                max_lines=max_lines,
-            ),
-        )
+        return lambda a: store.read_file(
+            a, path, since_version, context=context, format=format, version=version,
+            start_line=start_line, max_lines=max_lines,
+        )  # fmt: skip
 
-    @mcp.tool(annotations=KEEP)
-    async def edit_file(
+    @mcp.tool(annotations=KEEP, payload=("old_str", "new_str"))
+    def edit_file(
         agent_id: AgentArg,
         path: PathArg,
         old_str: Annotated[str, Field(description="Exact text, unique in the file.")],
@@ -124,130 +94,103 @@ def build_server(
         replace_all: Annotated[bool, Field(description="Replace every occurrence.")] = False,
         expected_version: ExpectedArg = None,
         snippet: SnippetArg = False,
-    ) -> Annotated[CallToolResult, r.EditResult]:
+    ) -> UseCase[r.EditResult]:
         """Replace old_str with new_str in a file; returns the new version and the changed lines' numbers."""
-        return await runner.call(
-            "edit_file",
-            agent_id,
-            lambda a: pad.edit_file(a, path, old_str, new_str, replace_all, expected_version, snippet=snippet),
-            bytes_in=utf8_len(old_str) + utf8_len(new_str),
-        )
+        return lambda a: store.edit_file(a, path, old_str, new_str, replace_all, expected_version, snippet=snippet)
 
-    @mcp.tool(annotations=KEEP)
-    async def insert_lines(
+    @mcp.tool(annotations=KEEP, payload=("text",))
+    def insert_lines(
         agent_id: AgentArg,
         path: PathArg,
         line: Annotated[int, Field(description="After this line; 0: top, -1: end.")],
         text: Annotated[str, Field(description="Lines to insert.")],
         expected_version: ExpectedArg = None,
         snippet: SnippetArg = False,
-    ) -> Annotated[CallToolResult, r.EditResult]:
+    ) -> UseCase[r.EditResult]:
         """Insert lines after a line number; line 0 or -1 creates a missing file."""
-        return await runner.call(
-            "insert_lines",
-            agent_id,
-            lambda a: pad.insert_lines(a, path, line, text, expected_version, snippet=snippet),
-            bytes_in=utf8_len(text),
-        )
+        return lambda a: store.insert_lines(a, path, line, text, expected_version, snippet=snippet)
 
     @mcp.tool(annotations=READ)
-    async def list_versions(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.VersionList]:
+    def list_versions(agent_id: AgentArg, path: PathArg) -> UseCase[r.VersionList]:
         """A file's retained versions: number, bytes, lines, sha256, time."""
-        return await runner.call("list_versions", agent_id, lambda a: pad.list_versions(a, path))
+        return lambda a: store.list_versions(a, path)
 
     @mcp.tool(annotations=KEEP)
-    async def restore_version(
+    def restore_version(
         agent_id: AgentArg,
         path: PathArg,
         version: Annotated[int, Field(description="Version to restore.")],
         expected_version: ExpectedArg = None,
-    ) -> Annotated[CallToolResult, r.WriteResult]:
+    ) -> UseCase[r.WriteResult]:
         """Make a retained version current again, as a new version."""
-        return await runner.call(
-            "restore_version", agent_id, lambda a: pad.restore_version(a, path, version, expected_version)
-        )
+        return lambda a: store.restore_version(a, path, version, expected_version)
 
     @mcp.tool(annotations=DESTROY)
-    async def delete_file(
-        agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None
-    ) -> Annotated[CallToolResult, r.DeleteResult]:
+    def delete_file(agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None) -> UseCase[r.DeleteResult]:
         """Delete a file and its versions (not a log at the same path)."""
-        return await runner.call("delete_file", agent_id, lambda a: pad.delete_file(a, path, expected_version))
+        return lambda a: store.delete_file(a, path, expected_version)
 
     @mcp.tool(annotations=READ)
-    async def list_files(
+    def list_files(
         agent_id: AgentArg,
         prefix: PrefixArg = None,
         limit: Annotated[int | None, Field(description="Page size, 1-{max_list}; omit: all.")] = None,
         cursor: Annotated[str | None, Field(description="next_cursor of the last page.")] = None,
-    ) -> Annotated[CallToolResult, r.FileListing]:
+    ) -> UseCase[r.FileListing]:
         """Your files by path: version, bytes, times."""
-        return await runner.call(
-            "list_files", agent_id, lambda a: pad.list_files(a, prefix, limit=limit, cursor=cursor)
-        )
+        return lambda a: store.list_files(a, prefix, limit=limit, cursor=cursor)
 
-    @mcp.tool(annotations=READ)
-    async def search_files(
+    @mcp.tool(annotations=READ, slow=True)
+    def search_files(
         agent_id: AgentArg,
         query: Annotated[str, Field(description="Text, or a regex with regex=true.")],
         prefix: PrefixArg = None,
         max_results: Annotated[int, Field(description="At most this many lines, 1-{max_results}.")] = 20,
         regex: Annotated[bool, Field(description="query is a regular expression.")] = False,
         case_sensitive: Annotated[bool, Field(description="Match case exactly.")] = False,
-    ) -> Annotated[CallToolResult, r.SearchResult]:
+    ) -> UseCase[r.SearchResult]:
         """Find lines in your files: path, line number, text."""
-        return await runner.call(
-            "search_files",
-            agent_id,
-            lambda a: pad.search_files(
-                a, query, prefix, max_results=max_results, regex=regex, case_sensitive=case_sensitive
-            ),
-            slow=True,
+        return lambda a: store.search_files(
+            a, query, prefix, max_results=max_results, regex=regex, case_sensitive=case_sensitive
         )
 
-    @mcp.tool(annotations=KEEP)
-    async def append_log(
+    @mcp.tool(annotations=KEEP, payload=("entry",))
+    def append_log(
         agent_id: AgentArg, path: PathArg, entry: Annotated[str, Field(description="Up to {max_entry_bytes}.")]
-    ) -> Annotated[CallToolResult, r.AppendResult]:
+    ) -> UseCase[r.AppendResult]:
         """Append an entry to a log (made on first use); returns its entry_id."""
-        return await runner.call(
-            "append_log", agent_id, lambda a: pad.append_log(a, path, entry), bytes_in=utf8_len(entry)
-        )
+        return lambda a: store.append_log(a, path, entry)
 
     @mcp.tool(annotations=READ)
-    async def read_log(
+    def read_log(
         agent_id: AgentArg,
         path: PathArg,
         since_entry: Annotated[int | None, Field(description="last_entry_id you got; omit: from the start.")] = None,
         limit: Annotated[int | None, Field(description="Page size, 1-{log_page}.")] = None,
         tail: Annotated[int | None, Field(description="Instead, the newest N (1-{log_page}).")] = None,
-    ) -> Annotated[CallToolResult, r.LogPage]:
+    ) -> UseCase[r.LogPage]:
         """Log entries after since_entry, oldest first; if has_more, call again with last_entry_id."""
-        return await runner.call(
-            "read_log", agent_id, lambda a: pad.read_log(a, path, since_entry, limit=limit, tail=tail)
-        )
+        return lambda a: store.read_log(a, path, since_entry, limit=limit, tail=tail)
 
     @mcp.tool(annotations=READ)
-    async def list_logs(agent_id: AgentArg, prefix: PrefixArg = None) -> Annotated[CallToolResult, r.LogListing]:
+    def list_logs(agent_id: AgentArg, prefix: PrefixArg = None) -> UseCase[r.LogListing]:
         """Your logs: path, entries, bytes, last_entry_id, time."""
-        return await runner.call("list_logs", agent_id, lambda a: pad.list_logs(a, prefix))
+        return lambda a: store.list_logs(a, prefix)
 
     @mcp.tool(annotations=DESTROY)
-    async def delete_log(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.DeleteLogResult]:
+    def delete_log(agent_id: AgentArg, path: PathArg) -> UseCase[r.DeleteLogResult]:
         """Delete a log, freeing its quota."""
-        return await runner.call("delete_log", agent_id, lambda a: pad.delete_log(a, path))
+        return lambda a: store.delete_log(a, path)
 
-    @mcp.tool(annotations=REMOTE_READ)
-    async def summarize_file(agent_id: AgentArg, path: PathArg) -> Annotated[CallToolResult, r.SummaryResult]:
+    @mcp.tool(annotations=REMOTE_READ, slow=True)
+    def summarize_file(agent_id: AgentArg, path: PathArg) -> UseCase[r.SummaryResult]:
         """Cached summary of a file over {summary_chars} characters."""
-        return await runner.call("summarize_file", agent_id, lambda a: pad.summarize_file(a, path), slow=True)
+        return lambda a: store.summarize_file(a, path)
 
     @mcp.tool(annotations=READ)
-    async def get_usage_stats(agent_id: AgentArg) -> Annotated[CallToolResult, r.UsageStats]:
+    def get_usage_stats(agent_id: AgentArg) -> UseCase[r.UsageStats]:
         """Your usage and quotas."""
-        return await runner.call("get_usage_stats", agent_id, pad.get_usage_stats)
-
-    return mcp
+        return store.get_usage_stats
 
 
 def tool_bounds(limits: Limits) -> dict[str, str]:

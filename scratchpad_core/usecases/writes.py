@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from .. import editing
 from ..errors import InvalidInput, NotFound, VersionConflict
-from ..limits import check_content_size, utf8_len
+from ..limits import check_content_size, payload_bytes, utf8_len
 from ..model import UsageDelta, Version
 from ..numbering import check_expected
 from ..ports import UnitOfWork
@@ -45,12 +45,11 @@ class FileWrites(UseCaseBase):
 
         The result says where the first replacement landed; snippet=True adds those lines, numbered.
         """
-        request = utf8_len(old_str) + utf8_len(new_str)
         return self._edit(
             agent_id,
             path,
             expected_version,
-            request,
+            payload_bytes(old_str, new_str),
             lambda text: editing.replace(text, old_str, new_str, replace_all),
             snippet=snippet,
         )
@@ -70,7 +69,7 @@ class FileWrites(UseCaseBase):
             agent_id,
             path,
             expected_version,
-            utf8_len(text),
+            payload_bytes(text),
             lambda c: editing.insert(c, line, text),
             create_missing=line in (0, -1),
             snippet=snippet,

@@ -8,7 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchpad_core.errors import InvalidInput, LimitExceeded
-from scratchpad_core.limits import Limits, check_content_size, check_entry_size, estimated_tokens, utf8_len
+from scratchpad_core.limits import (
+    Limits,
+    check_content_size,
+    check_entry_size,
+    estimated_tokens,
+    payload_bytes,
+    utf8_len,
+)
 
 MIB = 1_048_576
 
@@ -24,6 +31,13 @@ def test_content_size_boundary_in_ascii() -> None:
     with pytest.raises(LimitExceeded) as caught:
         check_content_size("a" * (MIB + 1), Limits())
     assert "1,048,577 bytes (UTF-8) exceeds the 1,048,576-byte limit per file" in str(caught.value)
+
+
+def test_payload_bytes_sums_the_utf8_size_of_each_text() -> None:
+    assert payload_bytes() == 0
+    assert payload_bytes("é") == 2
+    assert payload_bytes("old €", "new") == 7 + 3
+    assert payload_bytes("\ud800") == 3  # a lone surrogate still has a size (the write refuses it later)
 
 
 def test_content_size_counts_utf8_bytes() -> None:
