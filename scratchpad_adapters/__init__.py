@@ -1,5 +1,28 @@
-"""Adapters for scratchpad_core: SQL storage (SQLite, Postgres), the Anthropic summarizer, bounded regex."""
+"""Adapters for scratchpad_core: SQL storage (SQLite, Postgres), in-memory storage, the Anthropic summarizer,
+bounded regex."""
 
-from .factory import Backend, default_database_path, open_backend, open_store, sqlite_url
+from .factory import Backend, MemoryBackend, SqlBackend, default_database_path, open_backend, open_store, sqlite_url
+from .memory import (
+    MemoryFileRepository,
+    MemoryLogRepository,
+    MemoryStore,
+    MemorySummaryRepository,
+    MemoryUnitOfWork,
+    MemoryUsageRepository,
+)
 
-__all__ = ["Backend", "default_database_path", "open_backend", "open_store", "sqlite_url"]
+__all__ = [
+    "Backend",
+    "MemoryBackend",
+    "MemoryFileRepository",
+    "MemoryLogRepository",
+    "MemoryStore",
+    "MemorySummaryRepository",
+    "MemoryUnitOfWork",
+    "MemoryUsageRepository",
+    "SqlBackend",
+    "default_database_path",
+    "open_backend",
+    "open_store",
+    "sqlite_url",
+]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import functools
 import os
-from dataclasses import dataclass, field
+from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
 
 from platformdirs import user_data_dir
@@ -12,11 +13,13 @@ from sqlalchemy import Engine, text
 
 from scratchpad_core.keys import ApiKeys, RateLimiter
 from scratchpad_core.limits import Limits
-from scratchpad_core.ports import Summarizer
+from scratchpad_core.ports import Clock, Summarizer, UnitOfWorkFactory
 from scratchpad_core.service import Scratchpad
 from scratchpad_core.usecases.base import wall_clock_ms
 
+from . import memory
 from .anthropic_summarizer import AnthropicSummarizer
+from .memory import MemoryKeyStore, MemoryRateLimiter, MemoryStore, MemoryUnitOfWork, is_memory_url
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
 from .sql.dialect import LOCK_TIMEOUT_MS, make_engine
@@ -35,20 +38,41 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
     return f"sqlite:///{Path(path).expanduser().resolve()}"
 
 
-@dataclass
-class Backend:
-    """Everything bound to one database: the use cases, API keys, rate limits and health."""
+class Backend(ABC):
+    """Everything bound to one store: the use cases and their unit of work, API keys, rate limits and health."""
 
-    engine: Engine
-    pad: Scratchpad
-    keys: ApiKeys
-    head_revision: str | None = field(default=None)
+    def __init__(self, pad: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
+        self.pad = pad
+        self.keys = keys
+        self.unit_of_work = unit_of_work
 
-    def rate_limiter(self, per_second: float, burst: int) -> RateLimiter:
-        return SqlRateLimiter(self.engine, per_second, burst, wall_clock_ms)
+    @abstractmethod
+    def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter: ...
+
+    @abstractmethod
+    def readiness(self) -> str | None:
+        """None when the store answers and its schema is at head; otherwise what is wrong."""
+
+    def close(self) -> None:
+        self.pad.close()
+
+
+class SqlBackend(Backend):
+    def __init__(self, engine: Engine, pad: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
+        super().__init__(pad, keys, unit_of_work)
+        self.engine = engine
+        self.head_revision = migrate.head_revision()
+
+    @classmethod
+    def open(cls, engine: Engine, limits: Limits | None, summarizer: Summarizer) -> SqlBackend:
+        unit_of_work = functools.partial(SqlUnitOfWork, engine)
+        pad = _scratchpad(unit_of_work, limits, summarizer, on_close=engine.dispose)
+        return cls(engine, pad, ApiKeys(SqlKeyStore(engine), wall_clock_ms), unit_of_work)
+
+    def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter:
+        return SqlRateLimiter(self.engine, per_second, burst, clock)
 
     def readiness(self) -> str | None:
-        """None when the database answers and its schema is at head; otherwise what is wrong."""
         try:
             with self.engine.connect() as connection, watched(connection):  # bounded, even on a frozen network
                 connection.execute(text("SELECT 1"))
@@ -59,8 +83,24 @@ class Backend:
             return f"schema at {current or 'nothing'}, expected {self.head_revision}"
         return None
 
-    def close(self) -> None:
-        self.engine.dispose()
+
+class MemoryBackend(Backend):
+    def __init__(self, store: MemoryStore, pad: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
+        super().__init__(pad, keys, unit_of_work)
+        self.store = store
+
+    @classmethod
+    def open(cls, url: str, limits: Limits | None, summarizer: Summarizer, lock_timeout_ms: int) -> MemoryBackend:
+        connection = memory.connect(url)
+        unit_of_work = functools.partial(MemoryUnitOfWork, connection.store, lock_timeout_ms=lock_timeout_ms)
+        pad = _scratchpad(unit_of_work, limits, summarizer, on_close=connection.close)
+        return cls(connection.store, pad, ApiKeys(MemoryKeyStore(connection.store), wall_clock_ms), unit_of_work)
+
+    def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter:
+        return MemoryRateLimiter(self.store, per_second, burst, clock)
+
+    def readiness(self) -> str | None:
+        return None  # in this process: it answers while the process does
 
 
 def open_backend(
@@ -72,27 +112,29 @@ def open_backend(
     lock_timeout_ms: int = LOCK_TIMEOUT_MS,
     call_timeout_s: float = CALL_TIMEOUT_S,
 ) -> Backend:
-    """Connect to the database at `url` (default: a SQLite file in the user's data directory).
+    """Connect to the store at `url` (default: a SQLite file in the user's data directory).
 
-    The schema is brought to the newest migration first unless upgrade=False.
+    A database's schema is brought to the newest migration first unless upgrade=False. memory:// is a new
+    store in this process's memory; memory://NAME the one shared by every store opened on NAME, while any is.
     """
-    engine = make_engine(
-        url or sqlite_url(default_database_path()), lock_timeout_ms=lock_timeout_ms, call_timeout_s=call_timeout_s
-    )
+    url = url or sqlite_url(default_database_path())
+    summarizer = summarizer or AnthropicSummarizer()
+    if is_memory_url(url):
+        return MemoryBackend.open(url, limits, summarizer, lock_timeout_ms)
+    engine = make_engine(url, lock_timeout_ms=lock_timeout_ms, call_timeout_s=call_timeout_s)
     try:
         if upgrade:
             migrate.upgrade(engine)
     except BaseException:
         engine.dispose()
         raise
-    pad = Scratchpad(
-        functools.partial(SqlUnitOfWork, engine),
-        limits,
-        summarizer=summarizer or AnthropicSummarizer(),
-        regex_engine=BoundedRegexEngine(),
-        on_close=engine.dispose,
-    )
-    return Backend(engine, pad, ApiKeys(SqlKeyStore(engine), wall_clock_ms), migrate.head_revision())
+    return SqlBackend.open(engine, limits, summarizer)
+
+
+def _scratchpad(
+    unit_of_work: UnitOfWorkFactory, limits: Limits | None, summarizer: Summarizer, on_close: Callable[[], None]
+) -> Scratchpad:
+    return Scratchpad(unit_of_work, limits, summarizer=summarizer, regex_engine=BoundedRegexEngine(), on_close=on_close)
 
 
 def open_store(
@@ -104,7 +146,7 @@ def open_store(
     lock_timeout_ms: int = LOCK_TIMEOUT_MS,
     call_timeout_s: float = CALL_TIMEOUT_S,
 ) -> Scratchpad:
-    """A Scratchpad on the database at `url`; close it (or use it as a context manager) when done."""
+    """A Scratchpad on the store at `url` (as open_backend takes it); close it (or use it as a context manager)."""
     return open_backend(
         url,
         limits=limits,

@@ -1,4 +1,5 @@
-"""Shared fixtures: real databases only (a SQLite file per test; a Postgres database per session).
+"""Shared fixtures: real stores only (a SQLite file per test; a Postgres database per session; a named
+in-memory store per test).
 
 Postgres runs when SCRATCHPAD_TEST_POSTGRES_URL points at a server whose user may create
 databases (e.g. postgresql+psycopg://postgres@127.0.0.1:5432/postgres); otherwise those
@@ -8,6 +9,7 @@ tests are skipped with that reason.
 from __future__ import annotations
 
 import os
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +19,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from bench.common import create_database, drop_database
-from scratchpad_adapters import open_store
+from scratchpad_adapters import memory, open_store
 from scratchpad_adapters.sql import migrate
 from scratchpad_adapters.sql.dialect import make_engine
 from scratchpad_adapters.sql.tables import metadata
@@ -25,7 +27,10 @@ from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
 
 POSTGRES_ENV = "SCRATCHPAD_TEST_POSTGRES_URL"
-BACKENDS = ["sqlite", "postgres"]
+SQL_BACKENDS = ["sqlite", "postgres"]
+BACKENDS = [*SQL_BACKENDS, "memory"]
+# For a test that needs a database, not a store (another process, or SQL of its own): say why beside it.
+SQL_ONLY = pytest.mark.parametrize("database_url", SQL_BACKENDS, indirect=True)
 
 
 class FakeSummarizer:
@@ -85,16 +90,23 @@ def empty_postgres(url: str) -> None:
 
 
 @pytest.fixture(params=BACKENDS)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty, migrated database on each backend: a fresh SQLite file, or the emptied session Postgres."""
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty store on each backend: a fresh SQLite file, the emptied session Postgres, or a memory://NAME
+    of this test's own (kept open for the whole test, so it lasts as a database does between stores)."""
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'scratchpad.db'}"
-    url: str = request.getfixturevalue("postgres_session_url")
-    empty_postgres(url)
-    return url
+        yield f"sqlite:///{tmp_path / 'scratchpad.db'}"
+    elif request.param == "memory":
+        url = f"memory://test-{uuid.uuid4().hex}"
+        connection = memory.connect(url)
+        yield url
+        connection.close()
+    else:
+        postgres: str = request.getfixturevalue("postgres_session_url")
+        empty_postgres(postgres)
+        yield postgres
 
 
-@pytest.fixture(params=BACKENDS)
+@pytest.fixture(params=SQL_BACKENDS)
 def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A brand-new database with no tables at all: a SQLite file, or a Postgres database made for this test."""
     if request.param == "sqlite":

@@ -1,7 +1,10 @@
-"""Recount an agent's rows with plain SQL through an engine of its own, to check the store's counters."""
+"""Recount an agent's rows with plain SQL through an engine of its own, to check the store's counters.
+
+The memory store's rows are recounted in recount_memory.py, behind the same Recounter."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +29,37 @@ class Counts:
 Snapshot = dict[str, list[tuple[Any, ...]]]
 
 
-class Recounter:
-    """Reads the database directly (never through the store) on a separate engine."""
+class Recounter(ABC):
+    """Reads the stored rows directly, never through the store."""
+
+    @abstractmethod
+    def counts(self, agent_id: str) -> Counts: ...
+
+    @abstractmethod
+    def snapshot(self, agent_id: str) -> Snapshot:
+        """Every row that belongs to the agent, counters included, in a stable order."""
+
+    @abstractmethod
+    def summaries(self, agent_id: str) -> list[tuple[Any, ...]]:
+        """(path, version, summary) of the agent's cached summaries."""
+
+    @abstractmethod
+    def versions(self, agent_id: str, path: str) -> list[int]:
+        """The version numbers stored for a file."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def check(self, store: Scratchpad, agent_id: str) -> UsageStats:
+        """Assert that get_usage_stats agrees with the rows; returns the stats."""
+        stats = store.get_usage_stats(agent_id)
+        reported = Counts(stats.file_count, stats.total_bytes, stats.logs, stats.log_count)
+        assert reported == self.counts(agent_id)
+        return stats
+
+
+class SqlRecounter(Recounter):
+    """Reads the database on a separate engine."""
 
     def __init__(self, url: str) -> None:
         self.engine: Engine = create_engine(url, poolclass=NullPool)
@@ -56,7 +88,6 @@ class Recounter:
         return Counts(int(file_count), int(version_bytes) + int(entry_bytes), int(log_count), int(entry_count))
 
     def snapshot(self, agent_id: str) -> Snapshot:
-        """Every row that belongs to the agent, counters included, in a stable order."""
         f, v, g, e, a = files.c, file_versions.c, logs.c, log_entries.c, agents.c
         with self.engine.connect() as c:
             return {
@@ -99,12 +130,10 @@ class Recounter:
             }
 
     def summaries(self, agent_id: str) -> list[tuple[Any, ...]]:
-        """(path, version, summary) of the agent's cached summaries."""
         with self.engine.connect() as c:
             return self._summaries(c, agent_id)
 
     def versions(self, agent_id: str, path: str) -> list[int]:
-        """The version numbers stored for a file."""
         with self.engine.connect() as c:
             rows = c.execute(
                 select(file_versions.c.version)
@@ -124,10 +153,3 @@ class Recounter:
             .order_by(f.path)
         )
         return [tuple(r) for r in rows]
-
-    def check(self, store: Scratchpad, agent_id: str) -> UsageStats:
-        """Assert that get_usage_stats agrees with the rows; returns the stats."""
-        stats = store.get_usage_stats(agent_id)
-        reported = Counts(stats.file_count, stats.total_bytes, stats.logs, stats.log_count)
-        assert reported == self.counts(agent_id)
-        return stats

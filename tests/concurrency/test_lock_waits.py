@@ -4,27 +4,43 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
-from sqlalchemy import Connection, create_engine, exc, text
+from sqlalchemy import create_engine, exc, text
 
+from scratchpad_adapters import memory
 from scratchpad_adapters.sql.dialect import classify, make_engine
 from scratchpad_core.errors import StorageBusy
 from tests.conftest import StoreFactory
 
 
 @contextmanager
-def write_lock_held(url: str) -> Iterator[Connection]:
-    """Another session holding the lock every write of agent 'a' needs."""
+def write_lock_held(url: str) -> Iterator[Callable[[], None]]:
+    """Another session holding the lock every write of agent 'a' needs; yields what lets go of it early."""
+    if memory.is_memory_url(url):
+        shared = memory.connect(url)
+        held, once = shared.store.write_lock, threading.Lock()
+        held.acquire()  # what every writing unit of work on the store takes first
+
+        def release() -> None:
+            if once.acquire(blocking=False):
+                held.release()
+
+        try:
+            yield release
+        finally:
+            release()
+            shared.close()
+        return
     engine = make_engine(url)
     with engine.connect() as connection:
         transaction = connection.begin()  # SQLite: BEGIN IMMEDIATE
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT 1 FROM files WHERE agent_id = 'a' FOR UPDATE"))
         try:
-            yield connection
+            yield transaction.rollback
         finally:
             if transaction.is_active:
                 transaction.rollback()
@@ -45,8 +61,8 @@ def test_a_lock_held_too_long_fails_busy_after_bounded_retries(make_store: Store
 def test_a_lock_released_during_the_retries_lets_the_call_through(make_store: StoreFactory, database_url: str) -> None:
     pad = make_store(lock_timeout_ms=100)
     pad.write_file("a", "f.md", "one\n")
-    with write_lock_held(database_url) as holder:
-        release = threading.Timer(0.15, holder.rollback)
+    with write_lock_held(database_url) as let_go:
+        release = threading.Timer(0.15, let_go)
         release.start()
         assert pad.write_file("a", "f.md", "two\n").version == 2
         release.join()

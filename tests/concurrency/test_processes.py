@@ -12,10 +12,11 @@ import pytest
 
 from scratchpad_adapters import open_store
 from tests.concurrency import workers
-from tests.recount import Counts, Recounter
+from tests.conftest import SQL_ONLY
+from tests.recount import Counts, SqlRecounter
 
 WORKERS = 8
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, SQL_ONLY]  # SQL_ONLY: a memory:// store lives in one process; these run several
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +29,7 @@ def pool() -> Iterator[tuple[Pool, SyncManager]]:
 def recount(url: str, agent_id: str) -> Counts:
     """The agent's usage recounted from the stored rows; asserts that its counters agree."""
     with open_store(url, upgrade=False) as pad:
-        counter = Recounter(url)
+        counter = SqlRecounter(url)
         try:
             counter.check(pad, agent_id)
             return counter.counts(agent_id)

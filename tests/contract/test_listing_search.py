@@ -4,16 +4,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import functools
 import threading
 import time
 
 import pytest
 
 from scratchpad_adapters import open_backend
-from scratchpad_adapters.sql.unit_of_work import SqlUnitOfWork
 from scratchpad_core.errors import InvalidInput, InvalidPath
-from scratchpad_core.ports import Matcher
+from scratchpad_core.ports import Matcher, UnitOfWork
 from scratchpad_core.results import FileInfo, SearchMatch, SearchResult
 from scratchpad_core.service import Scratchpad
 
@@ -270,7 +268,7 @@ def test_a_long_search_holds_up_no_writer(database_url: str) -> None:
     """The scan reads a snapshot: writes (here of the very files searched) commit while it runs."""
     backend = open_backend(database_url, lock_timeout_ms=200)
     engine = GatedEngine()
-    pad = Scratchpad(functools.partial(SqlUnitOfWork, backend.engine), regex_engine=engine, attempts=1)
+    pad = Scratchpad(backend.unit_of_work, regex_engine=engine, attempts=1)
     try:
         pad.write_file(A, "notes.md", "needle one\nhay\n")
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
@@ -290,7 +288,11 @@ def test_a_long_search_holds_up_no_writer(database_url: str) -> None:
 def test_a_unit_of_work_factory_without_read_only_still_works(database_url: str) -> None:
     """Factories that take no arguments (the older form) get ordinary transactions for reads too."""
     backend = open_backend(database_url)
-    pad = Scratchpad(lambda: SqlUnitOfWork(backend.engine), regex_engine=None)
+
+    def older_factory() -> UnitOfWork:
+        return backend.unit_of_work()
+
+    pad = Scratchpad(older_factory, regex_engine=None)
     try:
         pad.write_file(A, "notes.md", "needle\n")
         assert [m.path for m in pad.search_files(A, "needle").matches] == ["notes.md"]

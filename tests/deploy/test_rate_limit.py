@@ -13,7 +13,6 @@ from mcp import Client
 from mcp.types import CallToolResult
 
 from scratchpad_adapters import open_backend
-from scratchpad_adapters.sql.keys import SqlRateLimiter
 from scratchpad_core.errors import RateLimited
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.deploy.conftest import (
@@ -150,16 +149,17 @@ async def test_sequential_calls_alternating_replicas(limited: Pair) -> None:
             assert page["total"] == accepted
 
 
-def test_waiting_the_advised_time_is_always_enough(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["sqlite", "memory"])
+def test_waiting_the_advised_time_is_always_enough(tmp_path: Path, backend: str) -> None:
     """Refused at any moment, an agent that waits exactly the advised seconds gets through.
 
     Driven with a manual clock on the limiter the servers use (one bucket per agent, one agent per
     moment), so the timing is exact rather than subject to the machine's load.
     """
-    backend = open_backend(f"sqlite:///{tmp_path / 'bucket.db'}")
+    opened = open_backend(f"sqlite:///{tmp_path / 'bucket.db'}" if backend == "sqlite" else "memory://")
     start = 1_000_000
     now = [start]
-    limiter = SqlRateLimiter(backend.engine, RATE, BURST, lambda: now[0])
+    limiter = opened.rate_limiter(RATE, BURST, clock=lambda: now[0])
     problems = []
     try:
         for later in range(1, int(1000 / RATE)):  # each ms into the refill of the next token
@@ -176,5 +176,5 @@ def test_waiting_the_advised_time_is_always_enough(tmp_path: Path) -> None:
             if limiter.acquire(agent) != 0.0:
                 problems.append(f"refused {later} ms after the burst; waited the advised {match[1]} s; refused again")
     finally:
-        backend.close()
+        opened.close()
     assert problems == [], f"{len(problems)} moments, e.g. {problems[:3]}"

@@ -19,7 +19,7 @@ from scratchpad_adapters.sql.importer import import_
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.service import Scratchpad
 from tests.conftest import FakeSummarizer, create_postgres_database, drop_postgres_database
-from tests.recount import Recounter
+from tests.recount import SqlRecounter
 
 CLI = str(Path(sys.executable).with_name("scratchpad-mcp"))
 
@@ -88,7 +88,7 @@ def test_round_trip_sqlite_postgres_sqlite_is_byte_identical(tmp_path: Path, pos
         stats = pad.get_usage_stats("alice")
     source_ops = json.loads(first.splitlines()[1])["operations"]
     assert stats.total_operations == source_ops + 7  # alice's seven calls above, on top of the imported count
-    recounter = Recounter(postgres_url)
+    recounter = SqlRecounter(postgres_url)
     try:
         with open_store(postgres_url) as pad:
             recounter.check(pad, "alice")

@@ -1,0 +1,61 @@
+"""API keys and rate-limit buckets of an in-memory store, shared by every store opened on its name."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from scratchpad_core.keys import ApiKey
+
+from ..sql.keys import TOUCH_EVERY_MS
+from .store import MemoryStore
+
+
+class MemoryKeyStore:
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    def add(self, key: ApiKey, key_hash: str) -> None:
+        with self._store.side_lock:
+            self._store.api_keys[key_hash] = key
+
+    def find(self, key_hash: str, now: int) -> ApiKey | None:
+        with self._store.side_lock:
+            key = self._store.api_keys.get(key_hash)
+            if key is None:
+                return None
+            if key.revoked_at is None and (key.last_used_at is None or key.last_used_at < now - TOUCH_EVERY_MS):
+                self._store.api_keys[key_hash] = dataclasses.replace(key, last_used_at=now)
+            return key  # as read before the use was recorded, like the SQL store
+
+    def list(self) -> list[ApiKey]:
+        with self._store.side_lock:
+            return sorted(self._store.api_keys.values(), key=lambda k: (k.created_at, k.id))
+
+    def revoke(self, key_id: str, now: int) -> bool:
+        with self._store.side_lock:
+            for key_hash, key in self._store.api_keys.items():
+                if key.id == key_id and key.revoked_at is None:
+                    self._store.api_keys[key_hash] = dataclasses.replace(key, revoked_at=now)
+                    return True
+            return False
+
+
+class MemoryRateLimiter:
+    """A token bucket per agent, refilled and taken in one step (the SQL limiter's rule, on a dict)."""
+
+    def __init__(self, store: MemoryStore, per_second: float, burst: int, clock: Callable[[], int]) -> None:
+        self._store = store
+        self._per_ms = per_second / 1000
+        self._burst = float(burst)
+        self._clock = clock
+
+    def acquire(self, agent_id: str) -> float:
+        now = self._clock()
+        with self._store.side_lock:
+            tokens, updated_at = self._store.buckets.get(agent_id, (self._burst, now))
+            available = min(self._burst, tokens + max(0, now - updated_at) * self._per_ms)
+            if available < 1:
+                return max(0.001, (1 - available) / self._per_ms / 1000)
+            self._store.buckets[agent_id] = (available - 1, max(updated_at, now))
+            return 0.0

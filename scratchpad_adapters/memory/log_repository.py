@@ -1,0 +1,59 @@
+"""The log repository on the in-memory tables: a head row per log whose counter numbers the entries."""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+
+from scratchpad_core.model import LogEntry, LogRecord
+
+from .repositories import forget_tombstones
+from .store import EntryRow, Transaction
+
+
+class MemoryLogRepository:
+    def __init__(self, transaction: Transaction) -> None:
+        self._tx = transaction
+
+    def get(self, agent_id: str, path: str) -> LogRecord | None:
+        return self._tx.tables.logs.find(agent_id, path)
+
+    def lock(self, agent_id: str, path: str) -> LogRecord | None:
+        return self.get(agent_id, path)  # a writing unit of work holds the whole store already
+
+    def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
+        logs = self._tx.change().logs  # as FOR UPDATE does, refused in a read-only unit of work
+        return logs.find_or_insert(agent_id, path, lambda new: LogRecord(new, agent_id, path, 0, 0, 0, now, now))
+
+    def append(self, log_id: int, entry: str, size: int, now: int) -> int:
+        t = self._tx.change()
+        row = t.logs[log_id]
+        bumped = dataclasses.replace(
+            row,
+            last_entry_id=row.last_entry_id + 1,
+            entries=row.entries + 1,
+            created_at=now if row.entries == 0 else row.created_at,  # a deleted log coming back
+            bytes=row.bytes + size,
+            updated_at=now,
+        )
+        t.logs[log_id] = bumped
+        t.entries[log_id] = (*t.entries.get(log_id, ()), EntryRow(bumped.last_entry_id, entry, size, now))
+        return bumped.last_entry_id
+
+    def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
+        rows = self._tx.tables.entries.get(log_id, ())
+        start = bisect.bisect_right(rows, after, key=lambda r: r.id)
+        return [LogEntry(r.id, r.entry, r.created_at) for r in rows[start : start + limit]]
+
+    def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
+        # A deleted log keeps its row, with no entries, so that its ids carry on if it comes back.
+        return [r for r in self._tx.tables.logs.under(agent_id, prefix) if r.entries > 0]
+
+    def delete(self, log_id: int, now: int) -> tuple[int, int]:
+        t = self._tx.change()
+        gone = [r.bytes for r in t.entries.pop(log_id, ())]
+        row = t.logs[log_id]
+        t.logs[log_id] = dataclasses.replace(row, entries=0, bytes=0, updated_at=now)
+        for forgotten in forget_tombstones(t.logs, row.agent_id, lambda r: r.entries == 0):
+            t.entries.pop(forgotten, None)
+        return len(gone), sum(gone)

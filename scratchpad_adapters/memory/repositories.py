@@ -1,0 +1,128 @@
+"""File and summary repositories on the in-memory tables, row for row what the SQL ones do."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+from scratchpad_core.model import FileRecord, Version, VersionInfo
+
+from ..sql import repositories as sql_rules  # where MAX_TOMBSTONES lives, until the core has it
+from .store import Row, Rows, SummaryRow, Tables, Transaction
+
+
+def forget_tombstones(rows: Rows[Row], agent_id: str, dead: Callable[[Row], bool]) -> list[int]:
+    """Forget the agent's deleted paths beyond the MAX_TOMBSTONES most recent (read at each call, as the SQL
+    adapter reads it); returns the ids of their rows."""
+    return rows.forget(agent_id, dead, keep=sql_rules.MAX_TOMBSTONES)
+
+
+def _record(row: FileRecord) -> FileRecord:
+    """The domain's view of a file row: a tombstone reads as a file at version 0, one that does not exist."""
+    return row if row.current_version >= 0 else dataclasses.replace(row, current_version=0)
+
+
+def _forget_files(t: Tables, agent_id: str) -> None:
+    for file_id in forget_tombstones(t.files, agent_id, lambda r: r.current_version < 0):
+        t.versions.pop(file_id, None)
+        t.summaries.pop(file_id, None)
+
+
+class MemoryFileRepository:
+    def __init__(self, transaction: Transaction) -> None:
+        self._tx = transaction
+
+    def get(self, agent_id: str, path: str) -> FileRecord | None:
+        row = self._tx.tables.files.find(agent_id, path)
+        return None if row is None else _record(row)
+
+    def lock(self, agent_id: str, path: str) -> FileRecord | None:
+        return self.get(agent_id, path)  # a writing unit of work holds the whole store already
+
+    def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
+        files = self._tx.change().files  # as FOR UPDATE does, refused in a read-only unit of work
+        return _record(
+            files.find_or_insert(agent_id, path, lambda new: FileRecord(new, agent_id, path, 0, 0, "", now, now))
+        )
+
+    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> tuple[int, int] | None:
+        row = self._tx.tables.files.find(agent_id, path)
+        if row is None or row.sha256 == head.sha256:
+            return None
+        live = row.current_version > 0
+        if expected is None:
+            allowed = live
+        elif expected == 0:
+            allowed = not live  # a new row, or a tombstone
+        else:
+            allowed = live and row.current_version == expected
+        if not allowed:
+            return None
+        moved = dataclasses.replace(
+            row,
+            current_version=abs(row.current_version) + 1,
+            bytes=head.bytes,
+            sha256=head.sha256,
+            updated_at=head.created_at,
+            created_at=head.created_at if expected == 0 else row.created_at,  # a new file, or a deleted one's number
+        )
+        self._tx.change().files[row.id] = moved
+        return moved.id, moved.current_version
+
+    def add_version(self, file_id: int, version: Version) -> None:
+        t = self._tx.change()
+        kept = t.versions.get(file_id, {})
+        assert version.version not in kept, "a version number names one content (the SQL primary key)"
+        t.versions[file_id] = {**kept, version.version: version}
+
+    def prune(self, file_id: int, keep_from: int) -> tuple[int, int]:
+        if keep_from <= 1:
+            return 0, 0
+        t = self._tx.change()
+        kept = t.versions.get(file_id, {})
+        gone = [v.bytes for n, v in kept.items() if n < keep_from]
+        t.versions[file_id] = {n: v for n, v in kept.items() if n >= keep_from}
+        return len(gone), sum(gone)
+
+    def get_version(self, file_id: int, version: int) -> Version | None:
+        return self._tx.tables.versions.get(file_id, {}).get(version)
+
+    def list_versions(self, file_id: int) -> list[VersionInfo]:
+        kept = self._tx.tables.versions.get(file_id, {})
+        return [VersionInfo(v.version, v.bytes, v.lines, v.sha256, v.created_at) for _, v in sorted(kept.items())]
+
+    def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
+        rows = [r for r in self._tx.tables.files.under(agent_id, prefix) if r.current_version > 0]
+        if after is not None:
+            rows = [r for r in rows if r.path > after]
+        return rows if limit is None else rows[:limit]
+
+    def iter_current(self, agent_id: str, prefix: str) -> Iterator[tuple[str, str]]:
+        t = self._tx.tables
+        for row in t.files.under(agent_id, prefix):
+            current = t.versions.get(row.id, {}).get(row.current_version)
+            if current is not None:
+                yield row.path, current.content
+
+    def delete(self, file_id: int, now: int) -> tuple[int, int]:
+        t = self._tx.change()
+        gone = [v.bytes for v in t.versions.pop(file_id, {}).values()]
+        t.summaries.pop(file_id, None)
+        row = t.files[file_id]
+        t.files[file_id] = dataclasses.replace(
+            row, current_version=-row.current_version, bytes=0, sha256="", updated_at=now
+        )
+        _forget_files(t, row.agent_id)
+        return len(gone), sum(gone)
+
+
+class MemorySummaryRepository:
+    def __init__(self, transaction: Transaction) -> None:
+        self._tx = transaction
+
+    def get(self, file_id: int, version: int) -> str | None:
+        row = self._tx.tables.summaries.get(file_id)
+        return row.summary if row is not None and row.version == version else None
+
+    def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None:
+        self._tx.change().summaries[file_id] = SummaryRow(version, summary, model, now)

@@ -1,0 +1,30 @@
+"""The agent's counters on the in-memory tables: checked against the quotas and changed in one step."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from scratchpad_core.limits import Limits
+from scratchpad_core.model import Usage, UsageDelta
+from scratchpad_core.quotas import breach
+
+from .store import Transaction
+
+COUNTERS = tuple(field.name for field in dataclasses.fields(UsageDelta))
+
+
+class MemoryUsageRepository:
+    def __init__(self, transaction: Transaction) -> None:
+        self._tx = transaction
+
+    def get(self, agent_id: str) -> Usage:
+        return self._tx.tables.agents.get(agent_id, Usage(agent_id))
+
+    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> bool:
+        t = self._tx.change()
+        usage = t.agents.setdefault(agent_id, Usage(agent_id))  # as in SQL, the row exists from the first call on
+        if breach(usage, delta, limits) is not None:
+            return False
+        grown = {name: getattr(usage, name) + getattr(delta, name) for name in COUNTERS}
+        t.agents[agent_id] = dataclasses.replace(usage, **grown)
+        return True
