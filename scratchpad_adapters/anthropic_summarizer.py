@@ -27,7 +27,8 @@ SYSTEM_PROMPT = (
 class AnthropicSummarizer:
     """Summaries by Claude.
 
-    The key comes from ANTHROPIC_API_KEY unless given; ANTHROPIC_BASE_URL works as in the SDK.
+    api_key=None reads ANTHROPIC_API_KEY (a library's default); the server passes the key its settings read,
+    "" when there is none. base_url=None leaves the address to the SDK (ANTHROPIC_BASE_URL or its default).
     """
 
     def __init__(
@@ -35,12 +36,14 @@ class AnthropicSummarizer:
         model: str = DEFAULT_MODEL,
         *,
         api_key: str | None = None,
+        base_url: str | None = None,
         client: anthropic.Anthropic | None = None,
         timeout_seconds: float = 60.0,
         max_retries: int = 2,
     ) -> None:
         self.model = model
         self._api_key = api_key
+        self._base_url = base_url
         self._client = client
         self._timeout = timeout_seconds
         self._max_retries = max_retries
@@ -49,7 +52,7 @@ class AnthropicSummarizer:
     def _get_client(self) -> anthropic.Anthropic:
         with self._lock:
             if self._client is None:
-                key = self._api_key or os.environ.get("ANTHROPIC_API_KEY")
+                key = os.environ.get("ANTHROPIC_API_KEY") if self._api_key is None else self._api_key
                 if not key:
                     raise SummaryUnavailable(
                         "summarize_file needs ANTHROPIC_API_KEY: set it in the scratchpad server's environment "
@@ -57,7 +60,9 @@ class AnthropicSummarizer:
                     )
                 import anthropic
 
-                self._client = anthropic.Anthropic(api_key=key, timeout=self._timeout, max_retries=self._max_retries)
+                self._client = anthropic.Anthropic(
+                    api_key=key, base_url=self._base_url, timeout=self._timeout, max_retries=self._max_retries
+                )
             return self._client
 
     def summarize(self, path: str, content: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import logging
 import os
 import sys
@@ -42,9 +41,12 @@ def serve(settings: Settings) -> int:
         " (the default location)" if settings.database_is_default else "",
         extra={"event": "startup", "transport": settings.transport, "database": database, "auth": settings.auth},
     )  # fmt: skip
-    backend = open_backend(
-        settings.database_url, limits=settings.limits, summarizer=AnthropicSummarizer(settings.summary_model)
+    summarizer = AnthropicSummarizer(
+        settings.summary_model,
+        api_key=settings.anthropic_api_key.get_secret_value(),
+        base_url=settings.anthropic_base_url,
     )
+    backend = open_backend(settings.database_url, limits=settings.limits, summarizer=summarizer)
     try:
         if settings.transport == "stdio":
             build_server(backend.pad, CallRunner(TrustedCaller(), [CallLogger()], inline=True)).run()
@@ -84,9 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.database is not None:
             if not args.database.strip():
                 raise SettingsError("--database is empty: give a URL such as sqlite:///path/to/file.db.")
-            settings = dataclasses.replace(settings, database_url=args.database, database_is_default=False)
+            settings = settings.model_copy(update={"database_url": args.database})
     except SettingsError as error:
-        if _json_logs_wanted(os.environ):  # as the server's own lines would be: a supervisor reads JSON
+        if Settings.log_format_on_failure(os.environ) == "json":  # as the server's own lines: a supervisor reads JSON
             configure_logging("INFO", "json")
             log.error("scratchpad-mcp: invalid setting: %s", error, extra={"event": "startup_failed"})
         else:
@@ -112,12 +114,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2 if isinstance(error, SettingsError) else 1
     except KeyboardInterrupt:
         return 130
-
-
-def _json_logs_wanted(env: os._Environ[str]) -> bool:
-    """JSON when asked for, or by default over HTTP: read raw, since the settings themselves failed."""
-    fmt = (env.get("SCRATCHPAD_LOG_FORMAT") or "").strip().lower()
-    return fmt == "json" or (not fmt and (env.get("MCP_TRANSPORT") or "").strip().lower() == "http")
 
 
 def describe_failure(error: Exception, url: str) -> str:

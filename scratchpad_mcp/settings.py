@@ -1,18 +1,29 @@
-"""Every setting the server reads from its environment, in one place."""
+"""Every setting the server reads from its environment, in one place: name, type, default, bounds, meaning.
+
+Each field with a variable name (its validation alias) is one variable; the limits and quotas are one
+variable per field of scratchpad_core's Limits, SCRATCHPAD_ and the field's name in capitals. The
+README's table of settings is generated from these definitions (settings_docs.py).
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
-import math
-import re
-import urllib.parse
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BeforeValidator, Field, SecretStr, ValidationInfo, create_model, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import NoDecode
 
 from scratchpad_adapters.anthropic_summarizer import DEFAULT_MODEL
 from scratchpad_adapters.factory import default_database_path, sqlite_url
 from scratchpad_core.limits import Limits
+
+from . import settings_values as values
+from .settings_source import SettingsError, Variables, read, variable, variable_name
+
+__all__ = ["LimitVariables", "Settings", "SettingsError"]
 
 Transport = Literal["stdio", "http"]
 AuthMode = Literal["keys", "none"]
@@ -20,67 +31,146 @@ LogFormat = Literal["json", "text"]
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 MAX_RATE_LIMIT = 1_000_000.0
 
-_LIMIT_VARIABLES = {
-    "SCRATCHPAD_MAX_FILE_BYTES": "max_file_bytes",
-    "SCRATCHPAD_MAX_LOG_ENTRY_BYTES": "max_log_entry_bytes",
-    "SCRATCHPAD_MAX_VERSIONS": "max_versions",
-    "SCRATCHPAD_QUOTA_FILES": "quota_files",
-    "SCRATCHPAD_QUOTA_LOG_ENTRIES": "quota_log_entries",
-    "SCRATCHPAD_QUOTA_BYTES": "quota_bytes",
+LIMIT_MEANINGS = {
+    "max_file_bytes": "largest file content",
+    "max_log_entry_bytes": "largest log entry",
+    "max_versions": "versions kept per file",
+    "quota_files": "files per agent",
+    "quota_log_entries": "log entries per agent",
+    "quota_bytes": "bytes stored per agent (retained versions + log entries)",
 }
 
+Count = Annotated[int, BeforeValidator(values.integer)]
+_log_format_choice = values.choice(get_args(LogFormat))
+_log_level_choice = values.choice(LOG_LEVELS)
 
-class SettingsError(ValueError):
-    """A setting has a value the server cannot use; the message names the variable."""
+
+def _log_level(raw: object) -> object:
+    return str(_log_level_choice(raw)).upper()
 
 
-@dataclass(frozen=True)
-class Settings:
-    database_url: str
-    database_is_default: bool = False
-    limits: Limits = field(default_factory=Limits)
-    summary_model: str = DEFAULT_MODEL
-    transport: Transport = "stdio"
-    host: str = "127.0.0.1"
-    port: int = 4321
-    auth: AuthMode = "keys"
-    allow_insecure: bool = False
-    allowed_hosts: tuple[str, ...] = ()
-    public_url: str = ""
-    rate_limit: float = 0.0
-    rate_burst: int = 0
-    log_level: str = "INFO"
-    log_format: LogFormat = "text"
+def _limit(limit: dataclasses.Field[Any]) -> Any:
+    return (Count, variable(f"SCRATCHPAD_{limit.name.upper()}", LIMIT_MEANINGS[limit.name], limit.default, ge=1))
+
+
+LimitVariables = create_model(
+    "LimitVariables", __base__=Variables, **{limit.name: _limit(limit) for limit in dataclasses.fields(Limits)}
+)
+
+
+def _log_format_for(transport: object) -> LogFormat:
+    return "json" if transport == "http" else "text"
+
+
+class Settings(Variables):
+    """Settings.from_env(environ) reads them; Settings(NAME=value, ...) takes values by variable name (tests)."""
+
+    db_path: str = variable(
+        "SCRATCHPAD_DB_PATH", "SQLite file (as in the original)", shown="user data dir `/scratchpad.db`"
+    )
+    database_url: str = variable(
+        "SCRATCHPAD_DATABASE_URL",
+        "any SQLAlchemy URL, e.g. `postgresql+psycopg://user:pass@host/db`; wins over `SCRATCHPAD_DB_PATH`",
+        validate_default=True,
+    )
+    limits: Limits = Field(default_factory=Limits)  # the variables of LimitVariables
+    anthropic_api_key: SecretStr = variable("ANTHROPIC_API_KEY", "needed by `summarize_file` only", SecretStr(""))
+    anthropic_base_url: str | None = variable(
+        "ANTHROPIC_BASE_URL", "as in the anthropic SDK", None, shown="SDK default"
+    )
+    summary_model: str = variable("SCRATCHPAD_SUMMARY_MODEL", "model for summaries", DEFAULT_MODEL)
+    transport: Annotated[Transport, BeforeValidator(values.choice(get_args(Transport)))] = variable(
+        "MCP_TRANSPORT", "`http` serves streamable HTTP at `/mcp`", "stdio"
+    )
+    port: Count = variable("PORT", "HTTP port", 4321, ge=1, le=65535)
+    host: Annotated[str, BeforeValidator(values.host)] = variable("SCRATCHPAD_HOST", "HTTP bind address", "127.0.0.1")
+    auth: Annotated[AuthMode, BeforeValidator(values.choice(get_args(AuthMode)))] = variable(
+        "SCRATCHPAD_AUTH", "HTTP only: `keys` requires an API key per request; `none` trusts `agent_id`", "keys"
+    )
+    allow_insecure: Annotated[bool, BeforeValidator(values.flag)] = variable(
+        "SCRATCHPAD_ALLOW_INSECURE", "`1` allows `SCRATCHPAD_AUTH=none` on a non-loopback address", False
+    )
+    public_url: Annotated[str, BeforeValidator(values.public_url)] = variable(
+        "SCRATCHPAD_PUBLIC_URL",
+        "the URL clients use (announced in the OAuth resource metadata)",
+        shown="`http://HOST:PORT`",
+    )
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.comma_list)] = variable(
+        "SCRATCHPAD_ALLOWED_HOSTS",
+        "comma-separated `Host` values to accept (DNS-rebinding protection) when not on loopback",
+        (),
+    )
+    rate_limit: Annotated[float, BeforeValidator(values.number)] = variable(
+        "SCRATCHPAD_RATE_LIMIT",
+        "calls per second per agent, shared by replicas on one database",
+        0.0,
+        ge=0,
+        le=MAX_RATE_LIMIT,
+        shown="0 (off)",
+        out_of_range=f"use 0 (off) or a number of calls per second up to {MAX_RATE_LIMIT:,.0f}",
+    )
+    rate_burst: int = variable(
+        "SCRATCHPAD_RATE_BURST", "calls an agent may make at once", None, ge=0, shown="2 × rate", validate_default=True
+    )
+    log_level: Annotated[str, BeforeValidator(_log_level)] = variable(
+        "SCRATCHPAD_LOG_LEVEL", "log level (logs go to stderr)", "INFO"
+    )
+    log_format: LogFormat = variable(
+        "SCRATCHPAD_LOG_FORMAT",
+        "`json`: one JSON line per tool call, start-up, migration and auth failure",
+        None,
+        shown="`text` on stdio, `json` on HTTP",
+        validate_default=True,
+    )
+
+    @field_validator("database_url", mode="before")
+    @classmethod
+    def _database_url(cls, raw: str, info: ValidationInfo) -> str:
+        return raw or sqlite_url(info.data.get("db_path") or default_database_path())
+
+    @field_validator("rate_burst", mode="before")
+    @classmethod
+    def _rate_burst(cls, raw: object, info: ValidationInfo) -> object:
+        rate = info.data.get("rate_limit", 0.0)
+        if raw is None:
+            return max(1, int(rate * 2)) if rate else 0
+        burst = values.integer(raw)
+        if rate and isinstance(burst, int) and burst < 1:  # a bucket of less than one call refuses every call
+            raise values.refusal(f"is out of range: {values.integer_range(1)}.")
+        return burst
+
+    @field_validator("log_format", mode="before")
+    @classmethod
+    def _log_format(cls, raw: object, info: ValidationInfo) -> object:
+        return _log_format_for(info.data.get("transport")) if raw is None else _log_format_choice(raw)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> Settings:
-        url = env.get("SCRATCHPAD_DATABASE_URL") or ""
-        db_path = env.get("SCRATCHPAD_DB_PATH") or ""
-        is_default = not url and not db_path
-        if not url:
-            url = sqlite_url(db_path or default_database_path())
-        transport = _choice(env, "MCP_TRANSPORT", ("stdio", "http"), "stdio")
-        limits = {name: _int(env, variable, low=1) for variable, name in _LIMIT_VARIABLES.items() if env.get(variable)}
-        rate = _float(env, "SCRATCHPAD_RATE_LIMIT", 0.0)
-        return cls(
-            database_url=url,
-            database_is_default=is_default,
-            limits=Limits(**limits),
-            summary_model=env.get("SCRATCHPAD_SUMMARY_MODEL") or DEFAULT_MODEL,
-            transport=transport,  # type: ignore[arg-type]
-            host=_host(env),
-            port=_int(env, "PORT", 4321, low=1, high=65535),
-            auth=_choice(env, "SCRATCHPAD_AUTH", ("keys", "none"), "keys"),  # type: ignore[arg-type]
-            allow_insecure=env.get("SCRATCHPAD_ALLOW_INSECURE", "") in ("1", "true", "yes"),
-            public_url=_public_url(env),
-            allowed_hosts=tuple(h.strip() for h in env.get("SCRATCHPAD_ALLOWED_HOSTS", "").split(",") if h.strip()),
-            rate_limit=rate,
-            rate_burst=_int(env, "SCRATCHPAD_RATE_BURST", max(1, int(rate * 2)) if rate else 0, low=1 if rate else 0),
-            log_level=_choice(env, "SCRATCHPAD_LOG_LEVEL", LOG_LEVELS, "info").upper(),
-            log_format=_choice(  # type: ignore[arg-type]
-                env, "SCRATCHPAD_LOG_FORMAT", ("json", "text"), "json" if transport == "http" else "text"
-            ),
-        )
+    def from_env(cls, environ: Mapping[str, str]) -> Settings:
+        """The settings in `environ` (os.environ, or a test's dict); an empty variable counts as unset."""
+        limits = read(LimitVariables, environ)
+        return read(cls, environ, limits=Limits(**limits.model_dump()))
+
+    @classmethod
+    def log_format_on_failure(cls, environ: Mapping[str, str]) -> LogFormat:
+        """The format for saying that the settings failed: as asked, else the transport's default; text if in doubt."""
+        fmt = values.normal(environ.get(variable_name(cls.model_fields["log_format"])) or "")
+        if fmt:
+            return "json" if fmt == "json" else "text"
+        return _log_format_for(values.normal(environ.get(variable_name(cls.model_fields["transport"])) or ""))
+
+    @classmethod
+    def variables(cls) -> list[tuple[str, FieldInfo]]:
+        """Every variable, by name, in the order of the definitions (the limits where `limits` stands)."""
+        groups = {"limits": LimitVariables}
+        return [
+            (variable_name(field), field)
+            for name, own in cls.model_fields.items()
+            for field in (groups[name].model_fields.values() if name in groups else [own])
+        ]
+
+    @property
+    def database_is_default(self) -> bool:
+        return not self.db_path and "database_url" not in self.model_fields_set
 
     @property
     def listen_url(self) -> str:
@@ -96,80 +186,3 @@ class Settings:
             return ipaddress.ip_address(self.host).is_loopback
         except ValueError:
             return False
-
-
-def _int(
-    env: Mapping[str, str], name: str, default: int | None = None, *, low: int = 0, high: int | None = None
-) -> int:
-    raw = env.get(name)
-    if not raw:
-        if default is None:
-            raise SettingsError(f"{name} is required.")
-        return default
-    try:
-        value = int(raw.replace("_", ""))
-    except ValueError:
-        raise SettingsError(f"{name}={raw!r} is not an integer.") from None
-    if value < low or (high is not None and value > high):
-        bound = f"from {low} to {high}" if high is not None else f"at least {low}"
-        raise SettingsError(f"{name}={raw!r} is out of range: use an integer {bound}.")
-    return value
-
-
-def _float(env: Mapping[str, str], name: str, default: float) -> float:
-    raw = env.get(name)
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SettingsError(f"{name}={raw!r} is not a number.") from None
-    if not math.isfinite(value) or not 0 <= value <= MAX_RATE_LIMIT:
-        raise SettingsError(
-            f"{name}={raw!r} is out of range: use 0 (off) or a number of calls per second up to {MAX_RATE_LIMIT:,.0f}."
-        )
-    return value
-
-
-_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"  # '_' too: Docker and Compose service names
-_HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
-
-
-def _host(env: Mapping[str, str]) -> str:
-    raw = (env.get("SCRATCHPAD_HOST") or "127.0.0.1").strip()
-    host = raw[1:-1] if raw.startswith("[") and raw.endswith("]") else raw  # [::] as in a URL
-    try:
-        address = ipaddress.ip_address(host)
-        if not (isinstance(address, ipaddress.IPv6Address) and address.scope_id):  # fe80::1%eth0: not in URLs here
-            return host
-    except ValueError:
-        name = host.removesuffix(".")
-        if _HOST_NAME.fullmatch(name) and not name.replace(".", "").isdigit():  # 999.1.1.1: no address, nor a name
-            return name
-    raise SettingsError(
-        f"SCRATCHPAD_HOST={raw!r} is not an IP address (without a zone) or a host name; e.g. 127.0.0.1 or 0.0.0.0."
-    )
-
-
-def _public_url(env: Mapping[str, str]) -> str:
-    raw = (env.get("SCRATCHPAD_PUBLIC_URL") or "").strip().rstrip("/")
-    if raw:
-        parts = urllib.parse.urlsplit(raw)
-        try:
-            parts.port  # noqa: B018  (raises on a port that is not a number from 0 to 65535)
-            valid = parts.scheme in ("http", "https") and bool(parts.hostname)
-        except ValueError:
-            valid = False
-        if not valid:
-            raise SettingsError(
-                f"SCRATCHPAD_PUBLIC_URL={raw!r} is not an http(s) URL; use the address clients reach, "
-                "e.g. https://scratchpad.example.com."
-            )
-    return raw
-
-
-def _choice(env: Mapping[str, str], name: str, allowed: tuple[str, ...], default: str) -> str:
-    value = (env.get(name) or default).strip().lower()
-    if value not in allowed:
-        raise SettingsError(f"{name}={value!r} is not one of: {', '.join(allowed)}.")
-    return value

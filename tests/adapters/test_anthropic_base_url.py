@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bench.common import free_port
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
 from scratchpad_core.errors import SummaryUnavailable
 from tests.adapters.fake_anthropic import FakeAnthropic
@@ -42,9 +43,24 @@ def test_max_retries_zero_sends_one_request(env_points_at: FakeAnthropic) -> Non
 
 
 def test_unreachable_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bench.common import free_port
-
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{free_port()}")
     with pytest.raises(SummaryUnavailable, match="Could not reach the Anthropic API"):
         AnthropicSummarizer(max_retries=0, timeout_seconds=5).summarize("a.md", "x")
+
+
+def test_base_url_and_key_arguments_win_over_the_environment(
+    fake_api: FakeAnthropic, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{free_port()}")  # nothing listens there
+    assert AnthropicSummarizer(api_key="arg-key", base_url=fake_api.url).summarize("a.md", "x") == "A fake summary."
+    assert fake_api.requests[0].headers["authorization"] == "Bearer arg-key"
+
+
+def test_an_empty_key_argument_is_no_key_whatever_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The server passes the key its settings read: "" means none was set, not "look in os.environ".
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "env-key")
+    with pytest.raises(SummaryUnavailable) as raised:
+        AnthropicSummarizer(api_key="").summarize("p", "x")
+    assert str(raised.value).startswith("summarize_file needs ANTHROPIC_API_KEY")
