@@ -6,7 +6,7 @@ import functools
 import logging
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -52,29 +52,30 @@ class TrustedCaller:
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         if requested is None:
             raise InvalidInput("agent_id is required: pass the agent's namespace, e.g. agent_id='research-bot'.")
-        return check_agent_id(requested)  # before the observers: a rate limit keys its bucket on it
+        return check_agent_id(requested)  # before the gates: a rate limit keys its bucket on it
+
+
+class CallGate(Protocol):
+    def admit(self, agent_id: str, tool: str) -> None:
+        """Let the call run, or refuse it before it runs by raising a ScratchpadError (e.g. RateLimited)."""
 
 
 class CallObserver(Protocol):
-    def before(self, agent_id: str, tool: str) -> None:
-        """Refuse the call early (rate limits) by raising a ScratchpadError."""
-
-    def after(self, record: CallRecord) -> None: ...
+    def after(self, record: CallRecord) -> None:
+        """Take note of a call once it is over or refused (log lines, metrics); never changes its outcome."""
 
 
 class RateLimit:
-    """Refuses a call, before it runs, when the agent has used up its budget (shared by every replica)."""
+    """A call gate: refuses a call, before it runs, when the agent has used up its budget (shared by every
+    replica)."""
 
     def __init__(self, limiter: RateLimiter) -> None:
         self._limiter = limiter
 
-    def before(self, agent_id: str, tool: str) -> None:
+    def admit(self, agent_id: str, tool: str) -> None:
         wait = self._limiter.acquire(agent_id)
         if wait > 0:
             raise RateLimited(wait)
-
-    def after(self, record: CallRecord) -> None:
-        return None
 
 
 @dataclass
@@ -90,11 +91,20 @@ class CallRecord:
 
 
 class CallRunner:
+    """Runs a server's tool calls: the policy says who calls, the gates may refuse a call before it runs, and the
+    observers see every call once it is over (refused ones included)."""
+
     def __init__(
-        self, policy: CallerPolicy, observers: list[CallObserver] | None = None, *, inline: bool = False
+        self,
+        policy: CallerPolicy,
+        observers: Sequence[CallObserver] = (),
+        *,
+        gates: Sequence[CallGate] = (),
+        inline: bool = False,
     ) -> None:
         self._policy = policy
-        self._observers = observers or []
+        self._observers = tuple(observers)
+        self._gates = tuple(gates)
         self._inline = inline
 
     async def call(
@@ -142,8 +152,8 @@ class CallRunner:
         try:
             agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
             record.agent_id = agent_id  # checked by the policy (at most 128 characters)
-            for observer in self._observers:
-                observer.before(agent_id, tool)
+            for gate in self._gates:
+                gate.admit(agent_id, tool)
             reply = success(use_case(agent_id))
         except ScratchpadError as error:
             record.outcome = error.code

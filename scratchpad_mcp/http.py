@@ -17,7 +17,7 @@ from starlette.routing import Mount, Route
 from scratchpad_adapters.factory import Backend
 
 from .auth import KeyedCaller, KeyVerifier, UncheckedKeyLogger
-from .calls import CallObserver, CallRunner, RateLimit, TrustedCaller
+from .calls import CallGate, CallRunner, RateLimit, TrustedCaller
 from .logs import CallLogger
 from .metrics import Metrics
 from .server import build_server
@@ -49,11 +49,11 @@ def max_body_bytes(settings: Settings) -> int:
 
 def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = None) -> Starlette:
     metrics = metrics or Metrics()
-    observers: list[CallObserver] = [CallLogger(), metrics]
+    gates: list[CallGate] = []
     if settings.rate_limit > 0:
-        observers.insert(0, RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
+        gates.append(RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
     keyed = settings.auth == "keys"
-    runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(), observers)
+    runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(), [CallLogger(), metrics], gates=gates)
     public = settings.public_url or settings.listen_url
     server = build_server(
         backend.pad,

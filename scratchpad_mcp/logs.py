@@ -46,9 +46,6 @@ class CallLogger:
     def __init__(self) -> None:
         self._log = logging.getLogger("scratchpad.call")
 
-    def before(self, agent_id: str, tool: str) -> None:
-        return None
-
     def after(self, record: CallRecord) -> None:
         fields = {
             "event": "tool_call",

@@ -28,9 +28,6 @@ class Metrics:
             registry=self.registry,
         )  # fmt: skip
 
-    def before(self, agent_id: str, tool: str) -> None:
-        return None
-
     def after(self, record: CallRecord) -> None:
         self._calls.labels(record.tool, record.outcome).inc()
         self._latency.labels(record.tool).observe(record.duration_ms / 1000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from mcp import Client
 
+from scratchpad_core.errors import RateLimited
 from scratchpad_core.service import Scratchpad
 from scratchpad_mcp.calls import CallRecord, CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
@@ -19,9 +20,6 @@ A = {"agent_id": "recorded"}
 class Recorder:
     def __init__(self) -> None:
         self.records: list[CallRecord] = []
-
-    def before(self, agent_id: str, tool: str) -> None:
-        return None
 
     def after(self, record: CallRecord) -> None:
         self.records.append(record)
@@ -60,3 +58,28 @@ async def test_calls_refused_before_their_tool_carry_no_payload(pad: Scratchpad)
         ("write_file", "invalid_arguments", 0),
         ("write_file", "invalid_arguments", 0),
     ]
+
+
+class ClosedGate:
+    """A gate that refuses every call, as a rate limit does once the budget is spent."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str]] = []
+
+    def admit(self, agent_id: str, tool: str) -> None:
+        self.asked.append((agent_id, tool))
+        raise RateLimited(2.5)
+
+
+async def test_a_gate_refuses_before_the_use_case_runs_and_the_observers_see_the_refusal(pad: Scratchpad) -> None:
+    recorder, gate = Recorder(), ClosedGate()
+    async with Client(build_server(pad, CallRunner(TrustedCaller(), [recorder], gates=[gate]))) as client:
+        message = await refused(client, "write_file", {**A, "path": "n.md", "content": "x"})
+        await refused(client, "write_file", {"agent_id": "../bad", "path": "n.md", "content": "x"})
+    assert message == "Rate limit exceeded for this agent: nothing was changed. Retry in 2.50 seconds."
+    assert gate.asked == [("recorded", "write_file")]  # only callers the policy has checked reach a gate
+    assert [(r.tool, r.outcome, r.bytes_in) for r in recorder.records] == [
+        ("write_file", "rate_limited", 1),
+        ("write_file", "invalid_agent_id", 1),
+    ]
+    assert pad.list_files("recorded").count == 0
