@@ -17,8 +17,8 @@ from scratchpad_core.errors import ScratchpadError
 
 from . import admin, keys_cli
 from .calls import CallRunner, TrustedCaller
-from .logs import CallLogger, configure_logging
 from .server import build_server
+from .server_logging import CallLogger, configure_logging
 from .settings import Settings, SettingsError
 
 log = logging.getLogger("scratchpad")

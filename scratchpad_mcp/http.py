@@ -18,9 +18,9 @@ from scratchpad_adapters.factory import Backend
 
 from .auth import KeyedCaller, KeyVerifier, UncheckedKeyLogger
 from .calls import CallGate, CallRunner, RateLimit, TrustedCaller
-from .logs import CallLogger
 from .metrics import Metrics
 from .server import build_server
+from .server_logging import CallLogger
 from .settings import Settings
 
 
