@@ -22,10 +22,11 @@ from .anthropic_summarizer import AnthropicSummarizer
 from .memory import MemoryKeyStore, MemoryRateLimiter, MemoryStore, MemoryUnitOfWork, is_memory_url
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
-from .sql.dialect import LOCK_TIMEOUT_MS, make_engine
+from .sql.dialect import make_engine
 from .sql.keys import SqlKeyStore, SqlRateLimiter
 from .sql.unit_of_work import SqlUnitOfWork
-from .sql.watchdog import CALL_TIMEOUT_S, watched
+from .sql.watchdog import watched
+from .timeouts import CALL_TIMEOUT_S, LOCK_TIMEOUT_MS
 
 APP_NAME = "scratchpad-mcp"
 

@@ -13,6 +13,7 @@ from .paths import check_agent_id
 
 KEY_PREFIX = "spk_"
 MAX_LABEL_CHARS = 200
+TOUCH_EVERY_MS = 60_000  # a key's last_used_at is refreshed at most once a minute, not on every call
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 
-from scratchpad_core.keys import ApiKey
+from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
 
-from ..sql.keys import TOUCH_EVERY_MS
 from .store import MemoryStore
 
 

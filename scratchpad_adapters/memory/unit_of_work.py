@@ -6,7 +6,7 @@ from types import TracebackType
 
 from scratchpad_core.errors import StorageBusy
 
-from ..sql.dialect import LOCK_TIMEOUT_MS
+from ..timeouts import LOCK_TIMEOUT_MS
 from .log_repository import MemoryLogRepository
 from .repositories import MemoryFileRepository, MemorySummaryRepository
 from .store import MemoryStore, Transaction

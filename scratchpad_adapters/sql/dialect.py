@@ -25,10 +25,10 @@ from sqlalchemy.sql.dml import Insert
 
 from scratchpad_core.errors import InvalidInput, StorageBusy, StorageError, StorageUnavailable
 
+from ..timeouts import CALL_TIMEOUT_S, LOCK_TIMEOUT_MS
 from .execution import run
-from .watchdog import CALL_TIMEOUT_OPTION, CALL_TIMEOUT_S, watch_pings
+from .watchdog import CALL_TIMEOUT_OPTION, watch_pings
 
-LOCK_TIMEOUT_MS = 10_000  # how long one statement waits for a lock before the call is retried
 MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
 _PG_READ_ONLY = "25006"  # read_only_sql_transaction
 _PG_BUSY_STATES = {"40001", "40P01", "55P03"}  # serialization failure, deadlock, lock not available

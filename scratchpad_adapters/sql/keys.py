@@ -6,13 +6,11 @@ from collections.abc import Callable
 
 from sqlalchemy import Engine, case, insert, literal, select, update
 
-from scratchpad_core.keys import ApiKey
+from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
 
 from .dialect import classified, insert_ignore, relaxed_durability, snapshot
 from .tables import api_keys, rate_limits
 from .watchdog import watched
-
-TOUCH_EVERY_MS = 60_000  # last_used_at is kept to the minute, so a busy key does not write on every request
 
 
 class SqlKeyStore:

@@ -21,7 +21,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine
 
-CALL_TIMEOUT_S = 30.0
 CALL_TIMEOUT_OPTION = "scratchpad_call_timeout_s"  # an engine execution option; only Postgres engines set it
 CHECK_INTERVAL_S = 0.25
 
