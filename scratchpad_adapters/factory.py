@@ -11,9 +11,9 @@ from pathlib import Path
 from platformdirs import user_data_dir
 from sqlalchemy import Engine, text
 
-from scratchpad_core.keys import ApiKeys, RateLimiter
+from scratchpad_core.keys import ApiKeys
 from scratchpad_core.limits import Limits
-from scratchpad_core.ports import Clock, Summarizer, UnitOfWorkFactory
+from scratchpad_core.ports import Clock, RateLimiter, Summarizer, UnitOfWorkFactory
 from scratchpad_core.service import Scratchpad
 from scratchpad_core.usecases.base import wall_clock_ms
 

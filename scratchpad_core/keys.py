@@ -6,10 +6,10 @@ import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
 
 from .errors import InvalidInput, NotFound
 from .paths import check_agent_id
+from .ports import KeyStore
 
 KEY_PREFIX = "spk_"
 MAX_LABEL_CHARS = 200
@@ -27,18 +27,6 @@ class ApiKey:
     created_at: int
     last_used_at: int | None = None
     revoked_at: int | None = None
-
-
-class KeyStore(Protocol):
-    def add(self, key: ApiKey, key_hash: str) -> None: ...
-
-    def find(self, key_hash: str, now: int) -> ApiKey | None:
-        """The key with this hash (revoked ones too); records the use of an active key."""
-
-    def list(self) -> list[ApiKey]: ...
-
-    def revoke(self, key_id: str, now: int) -> bool:
-        """End the key; False if there is no such (unrevoked) key."""
 
 
 def hash_secret(secret: str) -> str:
@@ -81,8 +69,3 @@ class ApiKeys:
     def revoke(self, key_id: str) -> None:
         if not self._store.revoke(key_id, self._clock()):
             raise NotFound(f"No active key with id {key_id!r}. `scratchpad-mcp keys list` shows the keys.")
-
-
-class RateLimiter(Protocol):
-    def acquire(self, agent_id: str) -> float:
-        """Take one call from the agent's budget: 0.0 if allowed, else the seconds to wait (nothing taken)."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import InvalidInput, LimitExceeded
+from .numbering import REMEMBERED_DELETIONS
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -23,6 +24,7 @@ class Limits:
     quota_files: int = 1000
     quota_log_entries: int = 100_000
     quota_bytes: int = 100 * MIB
+    remembered_deletions: int = REMEMBERED_DELETIONS  # deleted file (and log) paths that keep their numbers
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from typing import Literal
 
 from .limits import utf8_len
 from .text import count_lines
@@ -94,3 +95,37 @@ class UsageDelta:
 
 def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+COUNTERS = ("files", "logs", "log_entries", "bytes", "operations", "bytes_saved")  # Usage's, UsageDelta's fields
+
+
+@dataclass(frozen=True)
+class Advanced:
+    """A file moved to its next version."""
+
+    file_id: int
+    version: int
+    created: bool  # it started from version 0: a new file, or a deleted path coming back
+
+
+@dataclass(frozen=True)
+class NotAdvanced:
+    """Why a file did not move to its next version: nothing changed."""
+
+    reason: Literal["missing", "conflict", "unchanged"]
+    current_version: int  # as the file stands (0: it does not exist)
+
+    @classmethod
+    def why(cls, record: FileRecord | None, head: Version, expected: int | None) -> NotAdvanced:
+        """The reason a file (None, or at version 0: absent) refused to take `head` (FileRepository.advance)."""
+        current = 0 if record is None else record.current_version
+        if current == 0 and expected in (None, 0):
+            return cls("missing", 0)
+        if expected is not None and expected != current:
+            return cls("conflict", current)
+        assert record is not None and record.sha256 == head.sha256, "a live file at the expected version advances"
+        return cls("unchanged", current)
+
+
+Advance = Advanced | NotAdvanced

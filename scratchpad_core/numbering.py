@@ -3,10 +3,11 @@
 A path's next number is its last one plus one, and a deleted path remembers its last number: a file
 written (or a log appended to) there again continues from it, so a reader's since_version or
 since_entry cursor, or a writer's expected_version, can never match new content by accident. Each
-agent's REMEMBERED_DELETIONS most recently deleted file paths, and as many log paths, are remembered;
-older ones are forgotten (quotas count live files only, so remembering every path ever deleted would
-let an agent grow the store without bound). Storage adapters keep the numbers however they like (the SQL
-adapter stores a deleted path's last number negated); `next_number` is the rule they implement.
+agent's most recently deleted file paths, and as many log paths, are remembered (Limits.remembered_deletions,
+REMEMBERED_DELETIONS by default); older ones are forgotten (quotas count live files only, so remembering
+every path ever deleted would let an agent grow the store without bound). Storage adapters keep the
+numbers however they like (the SQL adapter stores a deleted path's last number negated); `next_number`
+is the rule they implement.
 """
 
 from __future__ import annotations

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from types import TracebackType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from .limits import Limits
-from .model import FileRecord, LogEntry, LogRecord, Usage, UsageDelta, Version, VersionInfo
+from .model import Advance, FileRecord, LogEntry, LogRecord, Usage, UsageDelta, Version, VersionInfo
+
+if TYPE_CHECKING:  # keys.py builds on KeyStore; only the annotations here need ApiKey
+    from .keys import ApiKey
+    from .quotas import Breach
 
 
 class FileRepository(Protocol):
@@ -23,11 +27,12 @@ class FileRepository(Protocol):
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
         """The locked head row, created at version 0 if absent."""
 
-    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> tuple[int, int] | None:
+    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> Advance:
         """Make `head` the file's next version: bump the head counter and take head's size and hash.
 
-        Refused (None, nothing changed) when the file does not exist, already holds this content, or is
-        not at `expected`. Otherwise returns (file id, the new version number); the row stays locked.
+        `expected` None: the file must exist; 0: it must not (a new file, or a deleted path, whose number
+        carries on: numbering.next_number); N: it must be at version N. Returns the file id and new
+        number, or (nothing changed) why not: missing, conflict or unchanged. The row stays locked.
         """
 
     def add_version(self, file_id: int, version: Version) -> None: ...
@@ -45,11 +50,12 @@ class FileRepository(Protocol):
     def iter_current(self, agent_id: str, prefix: str) -> Iterator[tuple[str, str]]:
         """(path, content) of each file's current version, sorted by path."""
 
-    def delete(self, file_id: int, now: int) -> tuple[int, int]:
+    def delete(self, file_id: int, now: int, remember: int) -> tuple[int, int]:
         """Delete the file's versions and summary; returns (versions, bytes) removed.
 
-        The path remembers its last version number: a file written there again continues from it
-        (until then, get and lock show it at version 0, as if it had never existed).
+        The path remembers its last version number (see `numbering`): a file written there again
+        continues from it (until then, get and lock show it at version 0, as if it had never existed).
+        Of the agent's deleted file paths, the `remember` most recent keep their numbers.
         """
 
 
@@ -68,11 +74,12 @@ class LogRepository(Protocol):
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]: ...
 
-    def delete(self, log_id: int, now: int) -> tuple[int, int]:
+    def delete(self, log_id: int, now: int, remember: int) -> tuple[int, int]:
         """Delete the log's entries; returns (entries, bytes) removed.
 
         The path remembers the last entry id: a log appended to there again continues from it, so a
         reader's since_entry cursor never skips new entries (until then the log reads as empty, 0 entries).
+        Of the agent's deleted log paths, the `remember` most recent keep their numbers.
         """
 
 
@@ -85,8 +92,9 @@ class SummaryRepository(Protocol):
 class UsageRepository(Protocol):
     def get(self, agent_id: str) -> Usage: ...
 
-    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> bool:
-        """Apply the delta unless it would pass a quota; False (nothing changed) if it would."""
+    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> Breach | None:
+        """Apply the delta unless it would pass a quota (quotas.QUOTAS); None when applied, otherwise the
+        quota it would pass and the usage it met (nothing changed)."""
 
 
 class UnitOfWork(Protocol):
@@ -116,6 +124,23 @@ class UnitOfWork(Protocol):
 class UnitOfWorkFactory(Protocol):
     def __call__(self, *, read_only: bool = False) -> UnitOfWork:
         """A new unit of work; a read-only one reads a consistent snapshot that blocks no writer."""
+
+
+class KeyStore(Protocol):
+    def add(self, key: ApiKey, key_hash: str) -> None: ...
+
+    def find(self, key_hash: str, now: int) -> ApiKey | None:
+        """The key with this hash (revoked ones too); records the use of an active key."""
+
+    def list(self) -> list[ApiKey]: ...
+
+    def revoke(self, key_id: str, now: int) -> bool:
+        """End the key; False if there is no such (unrevoked) key."""
+
+
+class RateLimiter(Protocol):
+    def acquire(self, agent_id: str) -> float:
+        """Take one call from the agent's budget: 0.0 if allowed, else the seconds to wait (nothing taken)."""
 
 
 class Summarizer(Protocol):

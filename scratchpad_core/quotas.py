@@ -38,6 +38,17 @@ QUOTAS = (
 )
 
 
+@dataclass(frozen=True)
+class Breach:
+    """A change refused by a quota: which one, and the usage the change met."""
+
+    rule: QuotaRule
+    usage: Usage
+
+    def error(self, delta: UsageDelta, limits: Limits) -> QuotaExceeded:
+        return refusal(self.rule, self.usage, delta, limits)
+
+
 def quotas_passed_by(delta: UsageDelta, limits: Limits) -> dict[str, int]:
     """{counter: quota} for each bounded counter the delta grows: the guards a write must pass."""
     return {rule.counter: rule.quota(limits) for rule in QUOTAS if getattr(delta, rule.counter) > 0}

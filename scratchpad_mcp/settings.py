@@ -38,6 +38,7 @@ LIMIT_MEANINGS = {
     "quota_files": "files per agent",
     "quota_log_entries": "log entries per agent",
     "quota_bytes": "bytes stored per agent (retained versions + log entries)",
+    "remembered_deletions": "deleted file paths, and as many log paths, per agent whose numbering carries on",
 }
 
 Count = Annotated[int, BeforeValidator(values.integer)]

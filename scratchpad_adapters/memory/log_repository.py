@@ -49,11 +49,11 @@ class MemoryLogRepository:
         # A deleted log keeps its row, with no entries, so that its ids carry on if it comes back.
         return [r for r in self._tx.tables.logs.under(agent_id, prefix) if r.entries > 0]
 
-    def delete(self, log_id: int, now: int) -> tuple[int, int]:
+    def delete(self, log_id: int, now: int, remember: int) -> tuple[int, int]:
         t = self._tx.change()
         gone = [r.bytes for r in t.entries.pop(log_id, ())]
         row = t.logs[log_id]
         t.logs[log_id] = dataclasses.replace(row, entries=0, bytes=0, updated_at=now)
-        for forgotten in forget_tombstones(t.logs, row.agent_id, lambda r: r.entries == 0):
+        for forgotten in forget_tombstones(t.logs, row.agent_id, lambda r: r.entries == 0, remember):
             t.entries.pop(forgotten, None)
         return len(gone), sum(gone)

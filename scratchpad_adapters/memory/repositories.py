@@ -5,16 +5,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 
-from scratchpad_core.model import FileRecord, Version, VersionInfo
+from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
+from scratchpad_core.numbering import next_number
 
-from ..sql import repositories as sql_rules  # where MAX_TOMBSTONES lives, until the core has it
 from .store import Row, Rows, SummaryRow, Tables, Transaction
 
 
-def forget_tombstones(rows: Rows[Row], agent_id: str, dead: Callable[[Row], bool]) -> list[int]:
-    """Forget the agent's deleted paths beyond the MAX_TOMBSTONES most recent (read at each call, as the SQL
-    adapter reads it); returns the ids of their rows."""
-    return rows.forget(agent_id, dead, keep=sql_rules.MAX_TOMBSTONES)
+def forget_tombstones(rows: Rows[Row], agent_id: str, dead: Callable[[Row], bool], keep: int) -> list[int]:
+    """Forget the agent's deleted paths beyond the `keep` most recent; returns the ids of their rows."""
+    return rows.forget(agent_id, dead, keep=keep)
 
 
 def _record(row: FileRecord) -> FileRecord:
@@ -22,8 +21,8 @@ def _record(row: FileRecord) -> FileRecord:
     return row if row.current_version >= 0 else dataclasses.replace(row, current_version=0)
 
 
-def _forget_files(t: Tables, agent_id: str) -> None:
-    for file_id in forget_tombstones(t.files, agent_id, lambda r: r.current_version < 0):
+def _forget_files(t: Tables, agent_id: str, keep: int) -> None:
+    for file_id in forget_tombstones(t.files, agent_id, lambda r: r.current_version < 0, keep):
         t.versions.pop(file_id, None)
         t.summaries.pop(file_id, None)
 
@@ -45,10 +44,10 @@ class MemoryFileRepository:
             files.find_or_insert(agent_id, path, lambda new: FileRecord(new, agent_id, path, 0, 0, "", now, now))
         )
 
-    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> tuple[int, int] | None:
+    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> Advance:
         row = self._tx.tables.files.find(agent_id, path)
-        if row is None or row.sha256 == head.sha256:
-            return None
+        if row is None:
+            return NotAdvanced.why(None, head, expected)
         live = row.current_version > 0
         if expected is None:
             allowed = live
@@ -56,18 +55,18 @@ class MemoryFileRepository:
             allowed = not live  # a new row, or a tombstone
         else:
             allowed = live and row.current_version == expected
-        if not allowed:
-            return None
+        if not allowed or row.sha256 == head.sha256:
+            return NotAdvanced.why(_record(row), head, expected)
         moved = dataclasses.replace(
             row,
-            current_version=abs(row.current_version) + 1,
+            current_version=next_number(abs(row.current_version)),  # a tombstone keeps its last number negated
             bytes=head.bytes,
             sha256=head.sha256,
             updated_at=head.created_at,
             created_at=head.created_at if expected == 0 else row.created_at,  # a new file, or a deleted one's number
         )
         self._tx.change().files[row.id] = moved
-        return moved.id, moved.current_version
+        return Advanced(moved.id, moved.current_version, created=expected == 0)
 
     def add_version(self, file_id: int, version: Version) -> None:
         t = self._tx.change()
@@ -104,7 +103,7 @@ class MemoryFileRepository:
             if current is not None:
                 yield row.path, current.content
 
-    def delete(self, file_id: int, now: int) -> tuple[int, int]:
+    def delete(self, file_id: int, now: int, remember: int) -> tuple[int, int]:
         t = self._tx.change()
         gone = [v.bytes for v in t.versions.pop(file_id, {}).values()]
         t.summaries.pop(file_id, None)
@@ -112,7 +111,7 @@ class MemoryFileRepository:
         t.files[file_id] = dataclasses.replace(
             row, current_version=-row.current_version, bytes=0, sha256="", updated_at=now
         )
-        _forget_files(t, row.agent_id)
+        _forget_files(t, row.agent_id, remember)
         return len(gone), sum(gone)
 
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 import dataclasses
 
 from scratchpad_core.limits import Limits
-from scratchpad_core.model import Usage, UsageDelta
-from scratchpad_core.quotas import breach
+from scratchpad_core.model import COUNTERS, Usage, UsageDelta
+from scratchpad_core.quotas import Breach, breach
 
 from .store import Transaction
-
-COUNTERS = tuple(field.name for field in dataclasses.fields(UsageDelta))
 
 
 class MemoryUsageRepository:
@@ -20,11 +18,12 @@ class MemoryUsageRepository:
     def get(self, agent_id: str) -> Usage:
         return self._tx.tables.agents.get(agent_id, Usage(agent_id))
 
-    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> bool:
+    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> Breach | None:
         t = self._tx.change()
         usage = t.agents.setdefault(agent_id, Usage(agent_id))  # as in SQL, the row exists from the first call on
-        if breach(usage, delta, limits) is not None:
-            return False
+        passed = breach(usage, delta, limits)
+        if passed is not None:
+            return Breach(passed, usage)
         grown = {name: getattr(usage, name) + getattr(delta, name) for name in COUNTERS}
         t.agents[agent_id] = dataclasses.replace(usage, **grown)
-        return True
+        return None

@@ -6,7 +6,6 @@ from sqlalchemy import Connection, bindparam, case, delete, select, update
 
 from scratchpad_core.model import LogEntry, LogRecord
 
-from . import repositories
 from .dialect import insert_ignore
 from .execution import run
 from .repositories import forgetting, prefix_bounds, under_prefix
@@ -86,8 +85,8 @@ class SqlLogRepository:
         query = _LIST_UNDER_PREFIX if prefix else _LIST
         return [LogRecord(**row) for row in run(self._c, query, {"agent_id": agent_id, **prefix_bounds(prefix)})]
 
-    def delete(self, log_id: int, now: int) -> tuple[int, int]:
+    def delete(self, log_id: int, now: int, remember: int) -> tuple[int, int]:
         gone = run(self._c, _DELETE_ENTRIES, {"log_id": log_id}).scalars()
         run(self._c, _BURY_LOG, {"log_id": log_id, "now": now})
-        run(self._c, _FORGET_LOGS, {"log_id": log_id, "keep": repositories.MAX_TOMBSTONES})
+        run(self._c, _FORGET_LOGS, {"log_id": log_id, "keep": remember})
         return len(gone), sum(gone)

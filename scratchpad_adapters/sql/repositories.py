@@ -26,7 +26,7 @@ from sqlalchemy import (
     update,
 )
 
-from scratchpad_core.model import FileRecord, Version, VersionInfo
+from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
 
 from .dialect import insert_ignore, upsert
 from .execution import run
@@ -38,7 +38,8 @@ f, v, s = files.c, file_versions.c, summaries.c
 _BY_PATH = select(files).where(f.agent_id == bindparam("agent_id"), f.path == bindparam("path"))
 _LOCK_BY_PATH = _BY_PATH.with_for_update()
 # A deleted file keeps its row as a tombstone: current_version holds minus its last version, so that a
-# file written there again continues the numbering and a version number never names two contents.
+# file written there again continues the numbering (scratchpad_core.numbering: next_number(last) is
+# abs(current_version) + 1 here) and a version number never names two contents.
 _NEXT = (
     update(files)
     .where(f.agent_id == bindparam("agent"), f.path == bindparam("file_path"), f.sha256 != bindparam("new_sha256"))
@@ -65,12 +66,11 @@ _VERSIONS = (
     .where(v.file_id == bindparam("file_id"))
     .order_by(v.version)
 )
-MAX_TOMBSTONES = 1000  # deleted paths an agent's files (and logs) remember the numbering of; the oldest go
 
 
 def forgetting(table: Table, dead: ColumnElement[bool], owner: ScalarSelect[Any]) -> Delete:
-    """DELETE the owner's tombstones beyond the MAX_TOMBSTONES most recent: quotas count live rows only, so
-    without this an agent could leave a row behind for every path it ever created and deleted."""
+    """DELETE the owner's tombstones beyond the `keep` most recent (Limits.remembered_deletions): quotas count
+    live rows only, so without this an agent could leave a row behind for every path it ever deleted."""
     t = table.c
     recent = (
         select(t.id)
@@ -146,14 +146,16 @@ class SqlFileRepository:
         assert record is not None, "inserted, or inserted meanwhile by a concurrent writer"
         return record
 
-    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> tuple[int, int] | None:
+    def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> Advance:
         params = {"agent": agent_id, "file_path": path, "new_sha256": head.sha256, "new_bytes": head.bytes,
                   "now": head.created_at, "expected": expected}  # fmt: skip
         if expected is None:
             del params["expected"]
         statement = _ADVANCE if expected is None else _START if expected == 0 else _ADVANCE_FROM
         row = run(self._c, statement, params).first()
-        return None if row is None else (row.id, row.current_version)
+        if row is not None:
+            return Advanced(row.id, row.current_version, created=expected == 0)
+        return NotAdvanced.why(self.lock(agent_id, path), head, expected)
 
     def add_version(self, file_id: int, version: Version) -> None:
         run(self._c, _ADD_VERSION, {**vars(version), "file_id": file_id})
@@ -195,12 +197,12 @@ class SqlFileRepository:
         for row in self._c.execute(query, prefix_bounds(prefix)):
             yield row.path, row.content
 
-    def delete(self, file_id: int, now: int) -> tuple[int, int]:
+    def delete(self, file_id: int, now: int, remember: int) -> tuple[int, int]:
         params = {"file_id": file_id}
         gone = run(self._c, _DELETE_VERSIONS, params).scalars()
         run(self._c, _DELETE_SUMMARY, params)
         run(self._c, _BURY_FILE, {**params, "now": now})
-        run(self._c, _FORGET_FILES, {**params, "keep": MAX_TOMBSTONES})
+        run(self._c, _FORGET_FILES, {**params, "keep": remember})
         return len(gone), sum(gone)
 
 

@@ -6,16 +6,16 @@ import functools
 
 from sqlalchemy import Connection, Update, bindparam, select, update
 
+from scratchpad_core import quotas
 from scratchpad_core.limits import Limits
-from scratchpad_core.model import Usage, UsageDelta
+from scratchpad_core.model import COUNTERS, Usage, UsageDelta
+from scratchpad_core.quotas import Breach
 
 from .dialect import insert_ignore
 from .execution import run
 from .tables import agents
 
 a = agents.c
-_COUNTERS = ("files", "logs", "log_entries", "bytes", "operations", "bytes_saved")
-_GUARDED = ("files", "log_entries", "bytes")  # the counters with a quota
 _GET = select(agents).where(a.agent_id == bindparam("agent_id"))
 
 
@@ -25,7 +25,7 @@ def _apply(growing: tuple[str, ...]) -> Update:
     stmt = update(agents).where(a.agent_id == bindparam("agent"))
     for name in growing:
         stmt = stmt.where(a[name] + bindparam(f"d_{name}") <= bindparam(f"q_{name}"))
-    return stmt.values({name: a[name] + bindparam(f"d_{name}") for name in _COUNTERS})
+    return stmt.values({name: a[name] + bindparam(f"d_{name}") for name in COUNTERS})
 
 
 class SqlUsageRepository:
@@ -36,17 +36,19 @@ class SqlUsageRepository:
         row = run(self._c, _GET, {"agent_id": agent_id}).first()
         return Usage(agent_id) if row is None else Usage(**row)
 
-    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> bool:
-        growing = tuple(name for name in _GUARDED if getattr(delta, name) > 0)
-        quotas = {"files": limits.quota_files, "log_entries": limits.quota_log_entries, "bytes": limits.quota_bytes}
-        params = {"agent": agent_id, **{f"d_{name}": getattr(delta, name) for name in _COUNTERS}}
-        params.update({f"q_{name}": quotas[name] for name in growing})
-        stmt = _apply(growing)
+    def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> Breach | None:
+        guards = quotas.quotas_passed_by(delta, limits)  # the quota rule's guards, one bound parameter each
+        params = {"agent": agent_id, **{f"d_{name}": getattr(delta, name) for name in COUNTERS}}
+        params.update({f"q_{name}": quota for name, quota in guards.items()})
+        stmt = _apply(tuple(guards))
         if run(self._c, stmt, params).rowcount == 1:
-            return True
+            return None
         # No row yet (a new agent): create it; a concurrent first call may have just done so. Either way
         # the row now exists, and the same conditional update decides.
-        run(
-            self._c, insert_ignore(self._c, agents, ["agent_id"]), {"agent_id": agent_id, **dict.fromkeys(_COUNTERS, 0)}
-        )
-        return run(self._c, stmt, params).rowcount == 1
+        run(self._c, insert_ignore(self._c, agents, ["agent_id"]), {"agent_id": agent_id, **dict.fromkeys(COUNTERS, 0)})
+        if run(self._c, stmt, params).rowcount == 1:
+            return None
+        usage = self.get(agent_id)
+        rule = quotas.breach(usage, delta, limits)
+        assert rule is not None, "the guarded update refuses only a change that passes a quota"
+        return Breach(rule, usage)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from .. import quotas
 from ..errors import NotFound, StorageBusy
 from ..limits import Limits
 from ..model import FileRecord, UsageDelta
@@ -19,13 +17,6 @@ T = TypeVar("T")
 DEFAULT_ATTEMPTS = 5
 
 
-def _takes_read_only(factory: object) -> bool:
-    try:
-        return "read_only" in inspect.signature(factory).parameters  # type: ignore[arg-type]
-    except (TypeError, ValueError):  # not introspectable
-        return False
-
-
 def wall_clock_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -33,7 +24,7 @@ def wall_clock_ms() -> int:
 class UseCaseBase:
     def __init__(
         self,
-        unit_of_work: UnitOfWorkFactory | Callable[[], UnitOfWork],
+        unit_of_work: UnitOfWorkFactory,
         limits: Limits | None = None,
         *,
         summarizer: Summarizer | None = None,
@@ -43,8 +34,6 @@ class UseCaseBase:
         on_close: Callable[[], None] | None = None,
     ) -> None:
         self._uow = unit_of_work
-        # A factory that takes no arguments (the older form) gives ordinary transactions for reads too.
-        self._snapshots = _takes_read_only(unit_of_work)
         self.limits = limits or Limits()
         self._summarizer = summarizer
         self._regex = regex_engine
@@ -58,9 +47,7 @@ class UseCaseBase:
             self._on_close()
 
     def _open(self, read_only: bool) -> UnitOfWork:
-        if read_only and self._snapshots:
-            return self._uow(read_only=True)  # type: ignore[call-arg]
-        return self._uow()
+        return self._uow(read_only=True) if read_only else self._uow()
 
     def _transact(self, work: Callable[[UnitOfWork], T], *, read_only: bool = False) -> T:
         """Run `work` in one transaction; retry it when the database says the clash was transient."""
@@ -79,11 +66,9 @@ class UseCaseBase:
     def _count(self, uow: UnitOfWork, agent_id: str, delta: UsageDelta | None = None) -> None:
         """Apply a counter change in the caller's transaction, or refuse it with the quota it passes."""
         delta = delta or UsageDelta()
-        if uow.usage.apply(agent_id, delta, self.limits):
-            return
-        usage = uow.usage.get(agent_id)
-        rule = quotas.breach(usage, delta, self.limits) or quotas.QUOTAS[-1]
-        raise quotas.refusal(rule, usage, delta, self.limits)
+        breach = uow.usage.apply(agent_id, delta, self.limits)
+        if breach is not None:
+            raise breach.error(delta, self.limits)
 
 
 def checked(agent_id: str, path: str) -> tuple[str, str]:
@@ -92,5 +77,9 @@ def checked(agent_id: str, path: str) -> tuple[str, str]:
 
 def require_file(record: FileRecord | None, path: str) -> FileRecord:
     if record is None or record.current_version == 0:
-        raise NotFound(f"File not found: {path}. Use list_files to see this agent's files.")
+        raise not_found(path)
     return record
+
+
+def not_found(path: str) -> NotFound:
+    return NotFound(f"File not found: {path}. Use list_files to see this agent's files.")

@@ -96,7 +96,7 @@ class Logs(UseCaseBase):
             if log is None or log.entries == 0:
                 self._count(uow, agent_id)
                 return DeleteLogResult(path, deleted=False, entries_removed=0, bytes_freed=0)
-            entries, freed = uow.logs.delete(log.id, self._clock())
+            entries, freed = uow.logs.delete(log.id, self._clock(), self.limits.remembered_deletions)
             self._count(uow, agent_id, UsageDelta(logs=-1, log_entries=-entries, bytes=-freed))
             return DeleteLogResult(path, deleted=True, entries_removed=entries, bytes_freed=freed)
 

@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from .. import editing
 from ..errors import InvalidInput, NotFound, VersionConflict
 from ..limits import check_content_size, payload_bytes, utf8_len
-from ..model import UsageDelta, Version
+from ..model import NotAdvanced, UsageDelta, Version
 from ..numbering import check_expected
 from ..ports import UnitOfWork
 from ..results import DeleteResult, EditResult, WriteResult
 from ..text import numbered, split_keepends
-from .base import UseCaseBase, checked, require_file
+from .base import UseCaseBase, checked, not_found, require_file
 
 
 class FileWrites(UseCaseBase):
@@ -108,7 +108,7 @@ class FileWrites(UseCaseBase):
             if record is None or current == 0:
                 self._count(uow, agent_id)
                 return DeleteResult(path, deleted=False, versions_removed=0)
-            removed, freed = uow.files.delete(record.id, self._clock())
+            removed, freed = uow.files.delete(record.id, self._clock(), self.limits.remembered_deletions)
             self._count(uow, agent_id, UsageDelta(files=-1, bytes=-freed))
             return DeleteResult(path, deleted=True, versions_removed=removed)
 
@@ -163,25 +163,23 @@ class FileWrites(UseCaseBase):
     ) -> Committed:
         """Make `content` the file's next version, unless it equals the current one."""
         head = Version.of(0, content, self._clock())
-        advanced = uow.files.advance(agent_id, path, head, expected)
-        created = expected == 0  # advancing "from 0" starts a file (its number continues a deleted one's)
-        if advanced is None:  # the slow path: say why, or create the file
-            if create:
-                record = uow.files.lock_or_create(agent_id, path, head.created_at)
-            else:
-                record = require_file(uow.files.lock(agent_id, path), path)
-            if expected is not None and expected != record.current_version:
-                raise VersionConflict(path, expected, record.current_version)
-            if record.current_version and record.sha256 == head.sha256:
-                self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
-                return Committed(record.current_version, 0, unchanged=True)
-            advanced = uow.files.advance(agent_id, path, head, record.current_version)
-            assert advanced is not None, "the row is locked and holds other content"
-            created = record.current_version == 0
-        file_id, number = advanced
-        uow.files.add_version(file_id, dataclasses.replace(head, version=number))
-        _, freed = uow.files.prune(file_id, number - self.limits.max_versions + 1)
-        self._count(uow, agent_id, UsageDelta(files=int(created), bytes=head.bytes - freed, bytes_saved=saved))
+        outcome = uow.files.advance(agent_id, path, head, expected)
+        if isinstance(outcome, NotAdvanced) and outcome.reason == "missing" and create:
+            record = uow.files.lock_or_create(agent_id, path, head.created_at)  # a new row, or the deleted path's
+            outcome = uow.files.advance(agent_id, path, head, record.current_version if expected is None else expected)
+        if isinstance(outcome, NotAdvanced):
+            if outcome.reason == "missing":
+                raise not_found(path)
+            if outcome.reason == "conflict":
+                assert expected is not None, "only an expected version can conflict"
+                raise VersionConflict(path, expected, outcome.current_version)
+            self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
+            return Committed(outcome.current_version, 0, unchanged=True)
+        number = outcome.version
+        uow.files.add_version(outcome.file_id, dataclasses.replace(head, version=number))
+        _, freed = uow.files.prune(outcome.file_id, number - self.limits.max_versions + 1)
+        delta = UsageDelta(files=int(outcome.created), bytes=head.bytes - freed, bytes_saved=saved)
+        self._count(uow, agent_id, delta)
         return Committed(number, head.bytes)
 
 

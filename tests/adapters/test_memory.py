@@ -17,7 +17,7 @@ from scratchpad_adapters import MemoryStore, MemoryUnitOfWork, open_backend, ope
 from scratchpad_adapters import memory as memory_package
 from scratchpad_core.errors import NotFound, QuotaExceeded, StorageError
 from scratchpad_core.limits import Limits
-from scratchpad_core.model import UsageDelta, Version
+from scratchpad_core.model import Advanced, UsageDelta, Version
 from scratchpad_core.service import Scratchpad
 from tests.recount_memory import MemoryRecounter
 
@@ -40,8 +40,8 @@ def write(store: MemoryStore, path: str, content: str, *, commit: bool) -> None:
     with MemoryUnitOfWork(store) as uow:
         record = uow.files.lock_or_create(A, path, 1)
         advanced = uow.files.advance(A, path, Version.of(0, content, 2), record.current_version)
-        assert advanced is not None
-        uow.files.add_version(advanced[0], Version.of(advanced[1], content, 2))
+        assert isinstance(advanced, Advanced)
+        uow.files.add_version(advanced.file_id, Version.of(advanced.version, content, 2))
         if commit:
             uow.commit()
 
@@ -59,8 +59,8 @@ def test_leaving_without_commit_leaves_nothing() -> None:
     with pytest.raises(RuntimeError, match="failed"), MemoryUnitOfWork(store) as uow:
         kept = uow.files.get(A, "kept.md")
         assert kept is not None
-        assert uow.files.delete(kept.id, 3) == (1, 3)
-        assert uow.usage.apply(A, UsageDelta(files=-1, bytes=-3), Limits())
+        assert uow.files.delete(kept.id, 3, remember=10) == (1, 3)
+        assert uow.usage.apply(A, UsageDelta(files=-1, bytes=-3), Limits()) is None
         assert uow.files.get(A, "kept.md") == dataclasses.replace(kept, current_version=0, bytes=0, sha256="",
                                                                   updated_at=3)  # fmt: skip
         raise RuntimeError("the use case failed after writing")

@@ -6,7 +6,6 @@ import time
 
 import pytest
 
-from scratchpad_adapters.sql import repositories
 from scratchpad_core.errors import InvalidInput, NotFound, VersionConflict
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import DeleteResult, WriteResult
@@ -374,11 +373,9 @@ def test_delete_with_a_stale_expected_version_conflicts(store: Scratchpad, recou
     assert store.delete_file(A, "f.txt", expected_version=2) == DeleteResult("f.txt", True, 2)
 
 
-def test_only_the_most_recent_deleted_paths_are_remembered(
-    store: Scratchpad, recount: Recounter, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_only_the_most_recent_deleted_paths_are_remembered(make_store: StoreFactory, recount: Recounter) -> None:
     """Tombstones are bounded: the oldest deleted paths are forgotten (and start again at version 1)."""
-    monkeypatch.setattr(repositories, "MAX_TOMBSTONES", 2)
+    store = make_store(Limits(remembered_deletions=2))
     for name in ("a", "b", "c"):
         store.write_file(A, name, "one")
         store.write_file(A, name, "two")

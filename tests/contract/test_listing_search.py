@@ -11,7 +11,7 @@ import pytest
 
 from scratchpad_adapters import open_backend
 from scratchpad_core.errors import InvalidInput, InvalidPath
-from scratchpad_core.ports import Matcher, UnitOfWork
+from scratchpad_core.ports import Matcher
 from scratchpad_core.results import FileInfo, SearchMatch, SearchResult
 from scratchpad_core.service import Scratchpad
 
@@ -281,21 +281,5 @@ def test_a_long_search_holds_up_no_writer(database_url: str) -> None:
             found = search.result(timeout=30)
         assert [m.text for m in found.matches] == ["needle one"]  # what was current when the search began
         assert pad.get_usage_stats(A).total_operations == 5  # 2 writes, append, search, and this call
-    finally:
-        backend.close()
-
-
-def test_a_unit_of_work_factory_without_read_only_still_works(database_url: str) -> None:
-    """Factories that take no arguments (the older form) get ordinary transactions for reads too."""
-    backend = open_backend(database_url)
-
-    def older_factory() -> UnitOfWork:
-        return backend.unit_of_work()
-
-    pad = Scratchpad(older_factory, regex_engine=None)
-    try:
-        pad.write_file(A, "notes.md", "needle\n")
-        assert [m.path for m in pad.search_files(A, "needle").matches] == ["notes.md"]
-        assert pad.read_file(A, "notes.md").content == "needle\n"
     finally:
         backend.close()
