@@ -12,7 +12,7 @@ import os
 from sqlalchemy import Connection, pool
 
 from alembic import context
-from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.tables import metadata
 
 config = context.config

@@ -22,7 +22,7 @@ from .anthropic_summarizer import AnthropicSummarizer
 from .memory import MemoryKeyStore, MemoryRateLimiter, MemoryStore, MemoryUnitOfWork, is_memory_url
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
-from .sql.dialect import make_engine
+from .sql.engine import make_engine
 from .sql.keys import SqlKeyStore, SqlRateLimiter
 from .sql.unit_of_work import SqlUnitOfWork
 from .sql.watchdog import watched

@@ -15,9 +15,10 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.dialect import make_engine, safe_url
+from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import check_first_line, import_
+from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits
 

@@ -12,7 +12,7 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
-from scratchpad_adapters.sql.dialect import safe_url
+from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import ScratchpadError
 
 from . import admin, keys_cli

@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Engine, select, union
 
 from scratchpad_core.errors import NotFound
 
-from .dialect import snapshot
+from .engine import snapshot
 from .tables import agents, file_versions, files, log_entries, logs, summaries
 
 FORMAT = "scratchpad-export"

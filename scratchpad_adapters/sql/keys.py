@@ -8,8 +8,10 @@ from sqlalchemy import Engine, case, insert, literal, select, update
 
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
 
-from .dialect import classified, insert_ignore, relaxed_durability, snapshot
+from .engine import relaxed_durability, snapshot
+from .errors import classified
 from .tables import api_keys, rate_limits
+from .upserts import insert_ignore
 from .watchdog import watched
 
 

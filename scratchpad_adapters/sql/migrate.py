@@ -14,14 +14,13 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util.exc import CommandError
-from sqlalchemy import Connection, Engine
+from sqlalchemy import Connection, Engine, text
 
 from alembic import command
 from scratchpad_core.errors import StorageError
 
-from .dialect import lock_for_migration
-
 log = logging.getLogger("scratchpad.migrate")
+MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
 
 
 def migrations_dir() -> Path:
@@ -69,6 +68,13 @@ def upgrade(engine: Engine, revision: str = "head") -> tuple[str | None, str | N
 
 def downgrade(engine: Engine, revision: str) -> tuple[str | None, str | None]:
     return _run(engine, lambda config: command.downgrade(config, revision))
+
+
+def lock_for_migration(connection: Connection) -> None:
+    """Serialize migrations: concurrent starters wait, then find the schema already at head."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+    # SQLite: the migration transaction began with BEGIN IMMEDIATE, which already excludes other writers.
 
 
 def _run(engine: Engine, step: Callable[[Config], None]) -> tuple[str | None, str | None]:

@@ -28,9 +28,9 @@ from sqlalchemy import (
 
 from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
 
-from .dialect import insert_ignore, upsert
 from .execution import run
 from .tables import file_versions, files, summaries
+from .upserts import insert_ignore, upsert
 
 _STREAM_BATCH = 50
 f, v, s = files.c, file_versions.c, summaries.c

@@ -7,7 +7,8 @@ from types import TracebackType
 
 from sqlalchemy import Connection, Engine, RootTransaction, exc
 
-from .dialect import classify, snapshot
+from .engine import snapshot
+from .errors import classify
 from .log_repository import SqlLogRepository
 from .repositories import SqlFileRepository, SqlSummaryRepository
 from .usage_repository import SqlUsageRepository

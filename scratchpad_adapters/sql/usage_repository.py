@@ -11,9 +11,9 @@ from scratchpad_core.limits import Limits
 from scratchpad_core.model import COUNTERS, Usage, UsageDelta
 from scratchpad_core.quotas import Breach
 
-from .dialect import insert_ignore
 from .execution import run
 from .tables import agents
+from .upserts import insert_ignore
 
 a = agents.c
 _GET = select(agents).where(a.agent_id == bindparam("agent_id"))

@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import inspect, text
 
 from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.tables import metadata
 from tests.concurrency import workers
 

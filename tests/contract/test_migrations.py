@@ -12,7 +12,7 @@ from sqlalchemy import Engine, event, inspect, text
 
 from scratchpad_adapters import open_store
 from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.tables import metadata
 from tests.conftest import FakeSummarizer
 

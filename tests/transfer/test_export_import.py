@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.dialect import make_engine
+from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import import_
 from scratchpad_core.errors import InvalidInput

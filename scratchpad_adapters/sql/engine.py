@@ -1,45 +1,32 @@
-"""Everything that differs between SQLite and Postgres, in one place.
+"""Engines set up for scratchpad's transactions on each backend, and the per-transaction settings.
 
-- connecting: SQLite pragmas and BEGIN IMMEDIATE; Postgres pool pre-ping;
-- insert-if-absent and upsert statements;
-- serializing migrations across processes;
-- which driver errors mean "busy, retry" and which mean "unreachable".
+- SQLite: WAL, foreign keys, a busy timeout, and BEGIN IMMEDIATE for every transaction but a snapshot read;
+- Postgres: psycopg with a lock timeout, keepalives, a pool with pre-ping and a bounded wait per call;
+- snapshot reads that block no writer, and relaxed durability for bookkeeping.
 """
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import math
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Table, create_engine, event, exc, text
-from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import URL, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.engine import URL
 from sqlalchemy.pool import QueuePool
-from sqlalchemy.sql.dml import Insert
 
-from scratchpad_core.errors import InvalidInput, StorageBusy, StorageError, StorageUnavailable
+from scratchpad_core.errors import InvalidInput
 
 from ..timeouts import CALL_TIMEOUT_S, LOCK_TIMEOUT_MS
 from .execution import run
+from .urls import accepted
 from .watchdog import CALL_TIMEOUT_OPTION, watch_pings
 
-MIGRATION_LOCK_KEY = 0x5C7A7C4AD  # pg_advisory_xact_lock key shared by every replica
-_PG_READ_ONLY = "25006"  # read_only_sql_transaction
-_PG_BUSY_STATES = {"40001", "40P01", "55P03"}  # serialization failure, deadlock, lock not available
-_PG_GONE_CLASSES = ("08", "57P01", "57P02", "57P03")  # connection exceptions, admin/crash shutdown
 _SNAPSHOT_OPTION = "scratchpad_snapshot"
 _BEGIN_IMMEDIATE = text("BEGIN IMMEDIATE")
 _BEGIN_DEFERRED = text("BEGIN")
-_GONE_WORDS = ("connection", "server closed", "could not connect", "terminating")
-
-
-_URL_FORMS = "Use sqlite:///path/to/file.db or postgresql+psycopg://user:password@host:5432/dbname."
 
 
 def make_engine(
@@ -57,28 +44,12 @@ def make_engine(
     """
     if not (math.isfinite(call_timeout_s) and call_timeout_s > 0):
         raise InvalidInput(f"Invalid call timeout {call_timeout_s!r}: use a number of seconds above 0.")
-    try:
-        parsed = make_url(url)
+    with accepted(url) as parsed:
         if parsed.get_backend_name() == "sqlite":
             return _sqlite_engine(parsed, lock_timeout_ms, **options)
-        if parsed.get_backend_name() == "postgresql":
-            engine = _postgres_engine(parsed, lock_timeout_ms, **options)
-            watch_pings(engine, call_timeout_s)
-            return engine.execution_options(**{CALL_TIMEOUT_OPTION: call_timeout_s})
-        raise InvalidInput(
-            f"Unsupported database {safe_url(url)}: scratchpad runs on SQLite and PostgreSQL. {_URL_FORMS}"
-        )
-    except (exc.ArgumentError, ValueError, exc.NoSuchModuleError, ImportError) as error:
-        shown = safe_url(url) if isinstance(error, (exc.NoSuchModuleError, ImportError)) else "the database URL"
-        raise InvalidInput(f"Cannot use {shown}: {error}. {_URL_FORMS}") from None
-
-
-def safe_url(url: str | URL) -> str:
-    """The URL as it may be shown or logged: without its password."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (exc.ArgumentError, ValueError):
-        return "(an unparseable URL)"
+        engine = _postgres_engine(parsed, lock_timeout_ms, **options)  # accepted() lets only these two through
+        watch_pings(engine, call_timeout_s)
+        return engine.execution_options(**{CALL_TIMEOUT_OPTION: call_timeout_s})
 
 
 def _postgres_engine(parsed: URL, lock_timeout_ms: int, **options: Any) -> Engine:
@@ -164,66 +135,3 @@ def relaxed_durability(connection: Connection) -> None:
     """
     if connection.dialect.name == "postgresql":
         connection.execute(text("SET LOCAL synchronous_commit TO OFF"))
-
-
-def insert_ignore(connection: Connection, table: Table, keys: Sequence[str]) -> Insert:
-    """INSERT ... ON CONFLICT (keys) DO NOTHING for this connection's dialect; execute it with the values."""
-    return _insert_ignore(connection.dialect.name, table, tuple(keys))
-
-
-def upsert(connection: Connection, table: Table, keys: Sequence[str], columns: Sequence[str]) -> Insert:
-    """INSERT ... ON CONFLICT (keys) DO UPDATE SET the other columns; execute it with the values."""
-    return _upsert(connection.dialect.name, table, tuple(keys), tuple(columns))
-
-
-@functools.cache
-def _insert_ignore(dialect: str, table: Table, keys: tuple[str, ...]) -> Insert:
-    return _insert(dialect, table).on_conflict_do_nothing(index_elements=list(keys))
-
-
-@functools.cache
-def _upsert(dialect: str, table: Table, keys: tuple[str, ...], columns: tuple[str, ...]) -> Insert:
-    stmt = _insert(dialect, table)
-    changed = {name: stmt.excluded[name] for name in columns if name not in keys}
-    return stmt.on_conflict_do_update(index_elements=list(keys), set_=changed)
-
-
-def _insert(dialect: str, table: Table) -> postgresql.Insert | sqlite.Insert:
-    return postgresql.insert(table) if dialect == "postgresql" else sqlite.insert(table)
-
-
-def lock_for_migration(connection: Connection) -> None:
-    """Serialize migrations: concurrent starters wait, then find the schema already at head."""
-    if connection.dialect.name == "postgresql":
-        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
-    # SQLite: the migration transaction began with BEGIN IMMEDIATE, which already excludes other writers.
-
-
-@contextlib.contextmanager
-def classified() -> Iterator[None]:
-    """Driver errors raised in the block become the domain's (busy or unavailable: retry) where they can."""
-    try:
-        yield
-    except exc.DBAPIError as error:
-        raise (classify(error) or error) from error
-
-
-def classify(error: exc.DBAPIError) -> StorageError | None:
-    original = error.orig
-    state = getattr(original, "sqlstate", None) or ""
-    message = str(original).lower()
-    if state in _PG_BUSY_STATES or "database is locked" in message or "database is busy" in message:
-        return StorageBusy("The database is busy with other writers; nothing was changed. Retry the call.")
-    if state == _PG_READ_ONLY or "readonly database" in message:
-        return StorageError(
-            "The database is read-only (an administrator set it so, or it is a replica); nothing was changed. "
-            "Every call records its use, so calls fail until the database accepts writes again; retry then."
-        )
-    if isinstance(error, exc.IntegrityError):
-        return StorageBusy("A concurrent change collided with this one; nothing was changed. Retry the call.")
-    gone = error.connection_invalidated or state.startswith(_PG_GONE_CLASSES) or isinstance(error, exc.InterfaceError)
-    if gone or (isinstance(error, exc.OperationalError) and any(word in message for word in _GONE_WORDS)):
-        return StorageUnavailable(
-            "The database is unreachable or dropped the connection; nothing was committed. Retry in a moment."
-        )
-    return None
