@@ -14,13 +14,15 @@ from sqlalchemy import Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from scratchpad_adapters.factory import SqlBackend
 from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import check_first_line, import_
 from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import InvalidInput
-from scratchpad_core.limits import Limits
+
+from .app import open_configured
+from .settings import Settings
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -45,28 +47,34 @@ def progress(message: str) -> None:
 
 
 @contextlib.contextmanager
-def opened_engine(url: str) -> Iterator[Engine]:
-    engine = make_engine(url)
+def opened_engine(settings: Settings) -> Iterator[Engine]:
+    """The database the settings name, as it is (each command migrates, or not, itself)."""
+    backend = open_configured(settings, upgrade=False)
     try:
-        yield engine
+        if not isinstance(backend, SqlBackend):
+            raise InvalidInput(
+                f"{safe_url(settings.database_url)} is a store in one process's memory, gone when it ends: `db`, "
+                "`export` and `import` work on a SQLite or PostgreSQL database; pass its URL with --database."
+            )
+        yield backend.engine
     finally:
-        engine.dispose()
+        backend.close()
 
 
-def run(args: argparse.Namespace, url: str, limits: Limits) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    url = settings.database_url
     if args.command == "import":
         with _input(args.input) as handle:
             first = handle.readline()
             check_first_line(first)  # input that is no export (or no file) creates no database
-            with opened_engine(url) as engine:
+            with opened_engine(settings) as engine:
                 migrate.upgrade(engine)
-                import_(
-                    engine, itertools.chain([first], handle), replace=args.replace, progress=progress, limits=limits
-                )
+                lines = itertools.chain([first], handle)
+                import_(engine, lines, replace=args.replace, progress=progress, limits=settings.limits)
         return 0
     if args.command == "export" or (args.command == "db" and args.db_command == "current"):
         require_existing(url)
-    with opened_engine(url) as engine:
+    with opened_engine(settings) as engine:
         if args.command == "db":
             return _db(args, engine)
         if migrate.current_revision(engine) is None:

@@ -14,8 +14,8 @@ import anyio
 from mcp.types import CallToolResult
 
 from scratchpad_core.errors import InvalidInput, RateLimited, ScratchpadError
-from scratchpad_core.ports import RateLimiter
 from scratchpad_core.paths import check_agent_id
+from scratchpad_core.ports import RateLimiter
 
 from .replies import failure, success
 

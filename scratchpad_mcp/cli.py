@@ -10,15 +10,11 @@ from collections.abc import Sequence
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
-from scratchpad_adapters import open_backend
-from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
 from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import ScratchpadError
 
-from . import admin, keys_cli
-from .calls import CallRunner, TrustedCaller
-from .server import build_server
-from .server_logging import CallLogger, configure_logging
+from . import admin, app, keys_cli
+from .server_logging import configure_logging
 from .settings import Settings, SettingsError
 
 log = logging.getLogger("scratchpad")
@@ -41,26 +37,8 @@ def serve(settings: Settings) -> int:
         " (the default location)" if settings.database_is_default else "",
         extra={"event": "startup", "transport": settings.transport, "database": database, "auth": settings.auth},
     )  # fmt: skip
-    summarizer = AnthropicSummarizer(
-        settings.summary_model,
-        api_key=settings.anthropic_api_key.get_secret_value(),
-        base_url=settings.anthropic_base_url,
-    )
-    backend = open_backend(settings.database_url, limits=settings.limits, summarizer=summarizer)
-    try:
-        if settings.transport == "stdio":
-            build_server(backend.pad, CallRunner(TrustedCaller(), [CallLogger()], inline=True)).run()
-            return 0
-        from . import http
-
-        log.info(
-            "serving MCP on %s/mcp (auth: %s)", settings.listen_url, settings.auth,
-            extra={"event": "listening", "host": settings.host, "port": settings.port},
-        )  # fmt: skip
-        http.serve(settings, http.build_app(settings, backend))
-        return 0
-    finally:
-        backend.close()
+    app.serve(settings)
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -100,8 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if serving:
             return serve(settings)
         if args.command == "keys":
-            return keys_cli.run(args, settings.database_url)
-        return admin.run(args, settings.database_url, settings.limits)
+            return keys_cli.run(args, settings)
+        return admin.run(args, settings)
     except BrokenPipeError:  # e.g. `export | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
         return 141

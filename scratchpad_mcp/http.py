@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 
 import anyio
 import uvicorn
-from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -16,11 +15,9 @@ from starlette.routing import Mount, Route
 
 from scratchpad_adapters.factory import Backend
 
-from .auth import KeyedCaller, KeyVerifier, UncheckedKeyLogger
-from .calls import CallGate, CallRunner, RateLimit, TrustedCaller
+from .app import http_server, uses_keys
+from .auth import UncheckedKeyLogger
 from .metrics import Metrics
-from .server import build_server
-from .server_logging import CallLogger
 from .settings import Settings
 
 
@@ -35,33 +32,15 @@ def transport_security(settings: Settings) -> TransportSecuritySettings | None:
     return TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
-def auth_settings(public_url: str) -> AuthSettings:
-    """Bearer-token checks on /mcp; the keys are our own, so no OAuth issuer is involved."""
-    return AuthSettings.model_validate(
-        {"issuer_url": public_url, "resource_server_url": f"{public_url}/mcp", "validate_token_resource": False}
-    )
-
-
 def max_body_bytes(settings: Settings) -> int:
     """Just above the largest allowed write: its content may grow six-fold as JSON (control characters as \\u00XX)."""
     return 6 * settings.limits.max_file_bytes + 64 * 1024
 
 
 def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = None) -> Starlette:
+    """The ASGI app of one replica: the MCP server the settings call for at /mcp, and the probes and metrics."""
     metrics = metrics or Metrics()
-    gates: list[CallGate] = []
-    if settings.rate_limit > 0:
-        gates.append(RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
-    keyed = settings.auth == "keys"
-    runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(), [CallLogger(), metrics], gates=gates)
-    public = settings.public_url or settings.listen_url
-    server = build_server(
-        backend.pad,
-        runner,
-        agent_id_required=not keyed,
-        token_verifier=KeyVerifier(backend.keys, metrics) if keyed else None,
-        auth=auth_settings(public) if keyed else None,
-    )
+    server = http_server(settings, backend, metrics)
     mcp_app = server.streamable_http_app(
         stateless_http=True,
         json_response=True,
@@ -91,7 +70,7 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         Route("/health", health, methods=["GET"]),
         Route("/ready", ready, methods=["GET"]),
         Route("/metrics", prometheus, methods=["GET"]),
-        Mount("/", app=UncheckedKeyLogger(mcp_app, metrics) if keyed else mcp_app),
+        Mount("/", app=UncheckedKeyLogger(mcp_app, metrics) if uses_keys(settings) else mcp_app),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
 

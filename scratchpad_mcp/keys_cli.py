@@ -6,10 +6,11 @@ import argparse
 import datetime
 import sys
 
-from scratchpad_adapters import open_backend
 from scratchpad_core.keys import ApiKey
 
 from .admin import require_existing
+from .app import open_configured
+from .settings import Settings
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,10 +25,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     revoke.add_argument("id")
 
 
-def run(args: argparse.Namespace, url: str) -> int:
+def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.keys_command != "create":  # listing or revoking keys of a database that is not there is a typo
-        require_existing(url)
-    backend = open_backend(url)
+        require_existing(settings.database_url)
+    backend = open_configured(settings)
     try:
         keys = backend.keys
         if args.keys_command == "create":

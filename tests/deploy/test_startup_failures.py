@@ -89,6 +89,15 @@ def test_bad_database_urls_are_explained(tmp_path: Path) -> None:
     assert "Cannot use the database URL" in str(last_json_line(served.stderr)["message"])
 
 
+def test_maintenance_commands_refuse_a_store_in_memory() -> None:
+    for command in (("db", "current"), ("db", "upgrade"), ("export",)):
+        done = run("--database", "memory://", *command)
+        assert done.returncode == 1, (command, done.stderr)
+        assert done.stdout == "" and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith("scratchpad-mcp: memory:// is a store in one process's memory"), done.stderr
+        assert "work on a SQLite or PostgreSQL database" in done.stderr
+
+
 def test_export_and_import_mistakes_are_explained_and_create_nothing(tmp_path: Path) -> None:
     database = tmp_path / "real.db"
     with open_store(f"sqlite:///{database}") as pad:

@@ -1,0 +1,86 @@
+"""The composition root of the MCP side: from Settings and an opened backend, everything a transport serves with
+(who may call, the gates, the observers, the metrics and the server), for stdio and HTTP alike."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from mcp.server.auth.settings import AuthSettings
+
+from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
+from scratchpad_adapters.factory import Backend, open_backend
+
+from .calls import CallGate, CallRunner, RateLimit, TrustedCaller
+from .server import ScratchpadServer, build_server
+from .server_logging import CallLogger
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .metrics import Metrics
+
+log = logging.getLogger("scratchpad")
+
+
+def open_configured(settings: Settings, *, upgrade: bool = True) -> Backend:
+    """The store the settings name, with their limits and summarizer; its schema brought to head unless
+    upgrade=False (commands that only read, or that migrate themselves)."""
+    summarizer = AnthropicSummarizer(
+        settings.summary_model,
+        api_key=settings.anthropic_api_key.get_secret_value(),
+        base_url=settings.anthropic_base_url,
+    )
+    return open_backend(settings.database_url, limits=settings.limits, summarizer=summarizer, upgrade=upgrade)
+
+
+def stdio_server(backend: Backend) -> ScratchpadServer:
+    """One local client: agent_id taken at its word, calls run inline, one log line each."""
+    return build_server(backend.pad, CallRunner(TrustedCaller(), [CallLogger()], inline=True))
+
+
+def uses_keys(settings: Settings) -> bool:
+    """Whether HTTP callers need an API key (which then names their agent)."""
+    return settings.auth == "keys"
+
+
+def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> ScratchpadServer:
+    """Many clients: API keys (unless SCRATCHPAD_AUTH=none), the rate limit, logs and metrics, worker threads."""
+    from .auth import KeyedCaller, KeyVerifier  # with prometheus_client: imported only when serving HTTP
+
+    gates: list[CallGate] = []
+    if settings.rate_limit > 0:
+        gates.append(RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
+    keyed = uses_keys(settings)
+    runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(), [CallLogger(), metrics], gates=gates)
+    return build_server(
+        backend.pad,
+        runner,
+        agent_id_required=not keyed,
+        token_verifier=KeyVerifier(backend.keys, metrics) if keyed else None,
+        auth=auth_settings(settings.public_url or settings.listen_url) if keyed else None,
+    )
+
+
+def auth_settings(public_url: str) -> AuthSettings:
+    """Bearer-token checks on /mcp; the keys are our own, so no OAuth issuer is involved."""
+    return AuthSettings.model_validate(
+        {"issuer_url": public_url, "resource_server_url": f"{public_url}/mcp", "validate_token_resource": False}
+    )
+
+
+def serve(settings: Settings) -> None:
+    """Open the store the settings name and serve MCP over their transport until stopped."""
+    backend = open_configured(settings)
+    try:
+        if settings.transport == "stdio":
+            stdio_server(backend).run()
+            return
+        from . import http  # starlette and uvicorn only when serving HTTP
+
+        log.info(
+            "serving MCP on %s/mcp (auth: %s)", settings.listen_url, settings.auth,
+            extra={"event": "listening", "host": settings.host, "port": settings.port},
+        )  # fmt: skip
+        http.serve(settings, http.build_app(settings, backend))
+    finally:
+        backend.close()
