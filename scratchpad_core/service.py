@@ -7,11 +7,12 @@ from types import TracebackType
 from .usecases.logs import Logs
 from .usecases.reads import FileReads
 from .usecases.search import Search
-from .usecases.summaries import Insights
+from .usecases.summaries import Summaries
+from .usecases.usage import UsageReport
 from .usecases.writes import FileWrites
 
 
-class Scratchpad(FileWrites, FileReads, Logs, Search, Insights):
+class Scratchpad(FileWrites, FileReads, Logs, Search, Summaries, UsageReport):
     """Versioned files and append-only logs in per-agent namespaces, bounded by quotas.
 
     Build one with `scratchpad_adapters.open_store(url)`, or from any UnitOfWork factory.

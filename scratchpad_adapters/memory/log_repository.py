@@ -7,7 +7,6 @@ import dataclasses
 
 from scratchpad_core.model import LogEntry, LogRecord
 
-from .repositories import forget_tombstones
 from .store import EntryRow, Transaction
 
 
@@ -54,6 +53,6 @@ class MemoryLogRepository:
         gone = [r.bytes for r in t.entries.pop(log_id, ())]
         row = t.logs[log_id]
         t.logs[log_id] = dataclasses.replace(row, entries=0, bytes=0, updated_at=now)
-        for forgotten in forget_tombstones(t.logs, row.agent_id, lambda r: r.entries == 0, remember):
+        for forgotten in t.logs.forget(row.agent_id, lambda r: r.entries == 0, remember):
             t.entries.pop(forgotten, None)
         return len(gone), sum(gone)

@@ -7,9 +7,10 @@ from types import TracebackType
 from scratchpad_core.errors import StorageBusy
 
 from ..timeouts import LOCK_TIMEOUT_MS
+from .file_repository import MemoryFileRepository
 from .log_repository import MemoryLogRepository
-from .repositories import MemoryFileRepository, MemorySummaryRepository
 from .store import MemoryStore, Transaction
+from .summary_repository import MemorySummaryRepository
 from .usage_repository import MemoryUsageRepository
 
 

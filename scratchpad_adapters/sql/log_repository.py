@@ -7,7 +7,7 @@ from sqlalchemy import Connection, bindparam, case, delete, select, update
 from scratchpad_core.model import LogEntry, LogRecord
 
 from .execution import run
-from .repositories import forgetting, prefix_bounds, under_prefix
+from .queries import forgetting, prefix_bounds, under_prefix
 from .tables import log_entries, logs
 from .upserts import insert_ignore
 

@@ -9,8 +9,9 @@ from sqlalchemy import Connection, Engine, RootTransaction, exc
 
 from .engine import snapshot
 from .errors import classify
+from .file_repository import SqlFileRepository
 from .log_repository import SqlLogRepository
-from .repositories import SqlFileRepository, SqlSummaryRepository
+from .summary_repository import SqlSummaryRepository
 from .usage_repository import SqlUsageRepository
 from .watchdog import watched
 

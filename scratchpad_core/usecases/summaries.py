@@ -1,4 +1,4 @@
-"""summarize_file and get_usage_stats."""
+"""summarize_file: a cached summary of a long file, one summarizer call per version at most."""
 
 from __future__ import annotations
 
@@ -6,13 +6,12 @@ from ..bounds import SUMMARY_THRESHOLD_CHARS
 from ..errors import SummaryUnavailable
 from ..limits import estimated_tokens, utf8_len
 from ..model import UsageDelta, sha256_hex
-from ..paths import check_agent_id
 from ..ports import UnitOfWork
-from ..results import Quota, SummaryResult, UsageStats
+from ..results import SummaryResult
 from .base import UseCaseBase, checked, require_file
 
 
-class Insights(UseCaseBase):
+class Summaries(UseCaseBase):
     def summarize_file(self, agent_id: str, path: str) -> SummaryResult:
         """A cached summary of a long file; one summarizer call per file version at most."""
         agent_id, path = checked(agent_id, path)
@@ -50,25 +49,3 @@ class Insights(UseCaseBase):
 
         self._transact(store)
         return SummaryResult(path, version, summary, False, tokens)
-
-    def get_usage_stats(self, agent_id: str) -> UsageStats:
-        """The agent's stored bytes, counts and operations (this call included), read from counters."""
-        agent_id = check_agent_id(agent_id)
-
-        def work(uow: UnitOfWork) -> UsageStats:
-            self._count(uow, agent_id)
-            u = uow.usage.get(agent_id)
-            limits = self.limits
-            quota = Quota(limits.quota_bytes, limits.quota_files, limits.quota_log_entries)
-            return UsageStats(
-                agent_id=agent_id,
-                total_bytes=u.bytes,
-                file_count=u.files,
-                log_count=u.log_entries,
-                total_operations=u.operations,
-                bytes_saved=u.bytes_saved,
-                logs=u.logs,
-                quota=quota,
-            )
-
-        return self._transact(work)

@@ -1,19 +1,14 @@
-"""File and summary repositories on the in-memory tables, row for row what the SQL ones do."""
+"""The file repository on the in-memory tables, row for row what the SQL one does."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
 from scratchpad_core.numbering import next_number
 
-from .store import Row, Rows, SummaryRow, Tables, Transaction
-
-
-def forget_tombstones(rows: Rows[Row], agent_id: str, dead: Callable[[Row], bool], keep: int) -> list[int]:
-    """Forget the agent's deleted paths beyond the `keep` most recent; returns the ids of their rows."""
-    return rows.forget(agent_id, dead, keep=keep)
+from .store import Tables, Transaction
 
 
 def _record(row: FileRecord) -> FileRecord:
@@ -22,7 +17,7 @@ def _record(row: FileRecord) -> FileRecord:
 
 
 def _forget_files(t: Tables, agent_id: str, keep: int) -> None:
-    for file_id in forget_tombstones(t.files, agent_id, lambda r: r.current_version < 0, keep):
+    for file_id in t.files.forget(agent_id, lambda r: r.current_version < 0, keep):
         t.versions.pop(file_id, None)
         t.summaries.pop(file_id, None)
 
@@ -113,15 +108,3 @@ class MemoryFileRepository:
         )
         _forget_files(t, row.agent_id, remember)
         return len(gone), sum(gone)
-
-
-class MemorySummaryRepository:
-    def __init__(self, transaction: Transaction) -> None:
-        self._tx = transaction
-
-    def get(self, file_id: int, version: int) -> str | None:
-        row = self._tx.tables.summaries.get(file_id)
-        return row.summary if row is not None and row.version == version else None
-
-    def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None:
-        self._tx.change().summaries[file_id] = SummaryRow(version, summary, model, now)

@@ -1,4 +1,4 @@
-"""File and summary repositories: rows in, domain dataclasses out.
+"""The file repository: head rows and versions in, domain dataclasses out.
 
 Statements are built once, with bind parameters, so a call only binds values and reuses
 SQLAlchemy's compiled form. The SQL stays visible here.
@@ -12,12 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from sqlalchemy import (
-    ColumnElement,
     Connection,
-    Delete,
-    ScalarSelect,
     Select,
-    Table,
     and_,
     bindparam,
     delete,
@@ -29,8 +25,9 @@ from sqlalchemy import (
 from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
 
 from .execution import run
+from .queries import forgetting, prefix_bounds, under_prefix
 from .tables import file_versions, files, summaries
-from .upserts import insert_ignore, upsert
+from .upserts import insert_ignore
 
 _STREAM_BATCH = 50
 f, v, s = files.c, file_versions.c, summaries.c
@@ -68,19 +65,6 @@ _VERSIONS = (
 )
 
 
-def forgetting(table: Table, dead: ColumnElement[bool], owner: ScalarSelect[Any]) -> Delete:
-    """DELETE the owner's tombstones beyond the `keep` most recent (Limits.remembered_deletions): quotas count
-    live rows only, so without this an agent could leave a row behind for every path it ever deleted."""
-    t = table.c
-    recent = (
-        select(t.id)
-        .where(t.agent_id == owner, dead)
-        .order_by(t.updated_at.desc(), t.id.desc())
-        .limit(bindparam("keep"))
-    )
-    return delete(table).where(t.agent_id == owner, dead, t.id.not_in(recent))
-
-
 _DELETE_VERSIONS = delete(file_versions).where(v.file_id == bindparam("file_id")).returning(v.bytes)
 _DELETE_SUMMARY = delete(summaries).where(s.file_id == bindparam("file_id"))
 _BURY_FILE = (
@@ -91,16 +75,6 @@ _BURY_FILE = (
 _FORGET_FILES = forgetting(
     files, f.current_version < 0, select(f.agent_id).where(f.id == bindparam("file_id")).scalar_subquery()
 )
-_SUMMARY = select(s.summary).where(s.file_id == bindparam("file_id"), s.version == bindparam("version"))
-
-
-def prefix_bounds(prefix: str) -> dict[str, str]:
-    """Bounds for a literal, case-sensitive prefix match that can use the (agent_id, path) index."""
-    return {"lo": prefix, "hi": prefix[:-1] + chr(ord(prefix[-1]) + 1)} if prefix else {}
-
-
-def under_prefix(column: Any, prefixed: bool) -> Any:
-    return and_(column >= bindparam("lo"), column < bindparam("hi")) if prefixed else and_(True)
 
 
 @functools.cache
@@ -204,16 +178,3 @@ class SqlFileRepository:
         run(self._c, _BURY_FILE, {**params, "now": now})
         run(self._c, _FORGET_FILES, {**params, "keep": remember})
         return len(gone), sum(gone)
-
-
-class SqlSummaryRepository:
-    def __init__(self, connection: Connection) -> None:
-        self._c = connection
-
-    def get(self, file_id: int, version: int) -> str | None:
-        found: str | None = run(self._c, _SUMMARY, {"file_id": file_id, "version": version}).scalar()
-        return found
-
-    def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None:
-        values = {"file_id": file_id, "version": version, "summary": summary, "model": model, "created_at": now}
-        run(self._c, upsert(self._c, summaries, ["file_id"], list(values)), values)
