@@ -1,10 +1,16 @@
 """Run prebuilt statements on the DBAPI cursor of the unit of work's connection.
 
 SQLAlchemy builds each statement once and compiles it once per dialect; this module runs the
-compiled SQL directly on the driver's cursor: about 8 µs a statement instead of about 70 µs
-through Connection.execute, which was most of a tool call's time. Only module-level statements
-belong here (they are cached by identity). Driver errors are wrapped as SQLAlchemy's DBAPIError,
-and a connection the driver reports as gone is invalidated, as Connection.execute would do.
+compiled SQL directly on the driver's cursor: about 7 µs a statement instead of about 70 µs
+through Connection.execute, which was most of a tool call's time. Driver errors are wrapped as
+SQLAlchemy's DBAPIError, and a connection the driver reports as gone is invalidated, as
+Connection.execute would do.
+
+Compiled forms are kept by the statement's identity, so only statements built once belong here:
+at import, or by a builder cached on a bounded key (functools.cache over flags, tables, key names).
+The cache is bounded (MAX_COMPILED): a statement built per call would fill it, and then run()
+raises TooManyStatements instead of holding every statement it was ever given. Run a statement
+built per call with Connection.execute.
 """
 
 from __future__ import annotations
@@ -49,35 +55,68 @@ class Rows:
         return [next(iter(row.values())) for row in self.rows]
 
 
-_compiled: dict[tuple[int, str, tuple[str, ...]], tuple[Executable, str, tuple[str, ...] | None, Any]] = {}
+MAX_COMPILED = 512  # (statement, dialect, parameter names) kept compiled; the adapter uses about 40 a dialect
+
+_Key = tuple[int, str, tuple[str, ...]]
+_Prepared = tuple[Executable, str, tuple[str, ...] | None, Any]  # the statement (keeps its id unique), SQL, order
 
 
-def run(connection: Connection, statement: Executable, params: Mapping[str, Any]) -> Rows:
-    """Execute a module-level statement with these parameters inside the connection's transaction."""
-    dialect = connection.dialect
-    key = (id(statement), dialect.name, tuple(sorted(params)))
-    prepared = _compiled.get(key)
-    if prepared is None:
-        compiled = statement.compile(dialect=dialect, column_keys=list(params))  # type: ignore[attr-defined]
+class TooManyStatements(RuntimeError):
+    """run() was given more distinct statements than statements built once can be: one is built per call."""
+
+
+class StatementCache:
+    """The compiled forms run() reuses, by statement identity, dialect and parameter names; at most `limit`."""
+
+    def __init__(self, limit: int = MAX_COMPILED) -> None:
+        self.limit = limit
+        self._compiled: dict[_Key, _Prepared] = {}
+
+    def __len__(self) -> int:
+        return len(self._compiled)
+
+    def run(self, connection: Connection, statement: Executable, params: Mapping[str, Any]) -> Rows:
+        """Execute a statement built once with these parameters inside the connection's transaction."""
+        dialect = connection.dialect
+        key = (id(statement), dialect.name, tuple(sorted(params)))
+        prepared = self._compiled.get(key)
+        if prepared is None:
+            prepared = self._compile(key, connection, statement, params)
+        _, sql, order, compiled = prepared
+        values = compiled.construct_params(params)
+        args: Any = [values[name] for name in order] if order is not None else values
+        raw = connection.connection.dbapi_connection
+        assert raw is not None, "the unit of work holds a live connection"
+        cursor = raw.cursor()
+        try:
+            cursor.execute(sql, args)
+            names = [column[0] for column in cursor.description] if cursor.description else []
+            rows = [Row(zip(names, row, strict=True)) for row in cursor.fetchall()] if names else []
+            return Rows(rows, cursor.rowcount)
+        except dialect.loaded_dbapi.Error as error:
+            gone = dialect.is_disconnect(error, raw, cursor)
+            if gone:
+                connection.invalidate()
+            raise exc.DBAPIError.instance(
+                sql, args, error, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect
+            ) from error
+        finally:
+            cursor.close()
+
+    def _compile(
+        self, key: _Key, connection: Connection, statement: Executable, params: Mapping[str, Any]
+    ) -> _Prepared:
+        compiled = statement.compile(dialect=connection.dialect, column_keys=list(params))  # type: ignore[attr-defined]
+        if len(self._compiled) >= self.limit:
+            raise TooManyStatements(
+                f"run() holds {len(self._compiled)} compiled statements, its limit: it is meant for statements built "
+                "once (at import, or by a cached builder), and one is built per call. Build that statement once, "
+                f"or run it with Connection.execute. This one: {compiled.string[:200]!r}"
+            )
         order = tuple(compiled.positiontup) if compiled.positional else None
-        prepared = _compiled[key] = (statement, compiled.string, order, compiled)
-    _, sql, order, compiled = prepared
-    values = compiled.construct_params(params)
-    args: Any = [values[name] for name in order] if order is not None else values
-    raw = connection.connection.dbapi_connection
-    assert raw is not None, "the unit of work holds a live connection"
-    cursor = raw.cursor()
-    try:
-        cursor.execute(sql, args)
-        names = [column[0] for column in cursor.description] if cursor.description else []
-        rows = [Row(zip(names, row, strict=True)) for row in cursor.fetchall()] if names else []
-        return Rows(rows, cursor.rowcount)
-    except dialect.loaded_dbapi.Error as error:
-        gone = dialect.is_disconnect(error, raw, cursor)
-        if gone:
-            connection.invalidate()
-        raise exc.DBAPIError.instance(
-            sql, args, error, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect
-        ) from error
-    finally:
-        cursor.close()
+        prepared = self._compiled[key] = (statement, compiled.string, order, compiled)
+        return prepared
+
+
+STATEMENTS = StatementCache()
+run = STATEMENTS.run

@@ -1,0 +1,92 @@
+"""The SQL fast path (sql/execution.py) keeps compiled statements by identity: the adapter builds each statement
+once, and a statement built per call is refused once the bounded cache is full instead of growing it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, Executable, text
+
+from scratchpad_adapters import open_store
+from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.execution import MAX_COMPILED, STATEMENTS, StatementCache, TooManyStatements
+from scratchpad_core.bounds import SUMMARY_THRESHOLD_CHARS
+from scratchpad_core.service import Scratchpad
+from tests.conftest import SQL_ONLY, FakeSummarizer
+
+BUILT_ONCE = text("SELECT :n AS n")  # built at import, as the repositories build theirs
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[Engine]:
+    engine = make_engine(f"sqlite:///{tmp_path / 'fast-path.db'}")
+    yield engine
+    engine.dispose()
+
+
+def built_per_call(n: int) -> Executable:
+    return text(f"SELECT {n} AS n")  # a new statement object on every call, as a misuse would build one
+
+
+def test_a_statement_built_once_is_compiled_once(engine: Engine) -> None:
+    cache = StatementCache(limit=2)
+    with engine.connect() as c, c.begin():
+        assert [cache.run(c, BUILT_ONCE, {"n": n}).one().n for n in range(50)] == list(range(50))
+    assert len(cache) == 1
+
+
+def test_statements_built_per_call_are_refused_once_the_cache_is_full(engine: Engine) -> None:
+    cache = StatementCache(limit=3)
+    with engine.connect() as c, c.begin():
+        assert cache.run(c, BUILT_ONCE, {"n": 7}).one().n == 7
+        assert [cache.run(c, built_per_call(n), {}).scalar() for n in (1, 2)] == [1, 2]
+        with pytest.raises(TooManyStatements, match=r"holds 3 compiled statements.*'SELECT 3 AS n'"):
+            cache.run(c, built_per_call(3), {})
+        assert len(cache) == 3  # the refused statement is not kept
+        assert cache.run(c, BUILT_ONCE, {"n": 8}).one().n == 8  # statements built once still run
+
+
+def workload(pad: Scratchpad, agent: str) -> None:
+    """Every use case, on each of its storage branches (new file, tombstone, expected versions, pages...)."""
+    pad.write_file(agent, "notes/a.md", "one\ntwo\n")
+    pad.write_file(agent, "notes/a.md", "one\n2\n", expected_version=1)
+    pad.write_file(agent, "notes/b.md", "b\n", expected_version=0)
+    pad.edit_file(agent, "notes/a.md", "one", "1")
+    pad.insert_lines(agent, "notes/a.md", 1, "zero")
+    pad.read_file(agent, "notes/a.md")
+    pad.read_file(agent, "notes/a.md", since_version=1)
+    pad.read_file(agent, "notes/a.md", version=2)
+    pad.list_versions(agent, "notes/a.md")
+    pad.restore_version(agent, "notes/a.md", 1, expected_version=4)
+    page = pad.list_files(agent, "notes/", limit=1)
+    pad.list_files(agent, "notes/", limit=1, cursor=page.next_cursor)
+    pad.list_files(agent)
+    pad.search_files(agent, "zero", "notes/")
+    pad.write_file(agent, "big.md", "word\n" * (SUMMARY_THRESHOLD_CHARS // 4))
+    pad.summarize_file(agent, "big.md")
+    pad.summarize_file(agent, "big.md")  # from the stored summary
+    pad.append_log(agent, "logs/run.md", "started")
+    pad.append_log(agent, "logs/run.md", "done")
+    pad.read_log(agent, "logs/run.md")
+    pad.read_log(agent, "logs/run.md", since_entry=1, limit=1)
+    pad.read_log(agent, "logs/run.md", tail=1)
+    pad.list_logs(agent)
+    pad.list_logs(agent, "logs/")
+    pad.delete_log(agent, "logs/run.md")
+    pad.append_log(agent, "logs/run.md", "again")  # a deleted log's numbering continues
+    pad.delete_file(agent, "notes/b.md")
+    pad.write_file(agent, "notes/b.md", "b again\n", expected_version=0)  # over a tombstone
+    pad.delete_file(agent, "notes/b.md", expected_version=2)
+    pad.get_usage_stats(agent)
+
+
+@SQL_ONLY
+def test_the_adapter_builds_each_statement_it_runs_once(database_url: str) -> None:
+    with open_store(database_url, summarizer=FakeSummarizer()) as pad:
+        workload(pad, "agent-a")
+        compiled = len(STATEMENTS)
+        workload(pad, "agent-b")  # the same calls with other values: nothing new to compile
+        assert len(STATEMENTS) == compiled
+    assert compiled <= MAX_COMPILED // 2  # both dialects' statements, with room to spare
