@@ -7,7 +7,13 @@ agent's most recently deleted file paths, and as many log paths, are remembered 
 REMEMBERED_DELETIONS by default); older ones are forgotten (quotas count live files only, so remembering
 every path ever deleted would let an agent grow the store without bound). Storage adapters keep the
 numbers however they like (the SQL adapter stores a deleted path's last number negated); `next_number`
-is the rule they implement.
+and `moved_number` are the rules they implement.
+
+A file moved to another path (rename_file, rename_prefix) takes the numbering of its new path: where that path
+remembers a last number N (a file deleted there), each moved version v becomes N + v, so that no number at the
+new path names two contents (a reader who saw version N there sees the file change, and an expected_version
+of N conflicts); at a path never used (or forgotten) the versions keep their numbers. The old path then
+remembers the file's last number, as a deleted path does.
 """
 
 from __future__ import annotations
@@ -21,6 +27,11 @@ REMEMBERED_DELETIONS = 1000  # per agent, for file paths and for log paths
 def next_number(last: int) -> int:
     """The number after `last`, the path's current or remembered last number (0 for a path never used)."""
     return last + 1
+
+
+def moved_number(number: int, remembered: int) -> int:
+    """What version `number` of a moved file is called at a path that remembers `remembered` (0: none)."""
+    return remembered + number
 
 
 def check_expected(expected_version: int | None) -> None:

@@ -6,7 +6,7 @@ dataclasses of `model`; every call runs inside the unit of work's transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
@@ -56,6 +56,17 @@ class FileRepository(Protocol):
         The path remembers its last version number (see `numbering`): a file written there again
         continues from it (until then, get and lock show it at version 0, as if it had never existed).
         Of the agent's deleted file paths, the `remember` most recent keep their numbers.
+        """
+
+    def move(self, moves: Sequence[tuple[int, int]], now: int, remember: int) -> Sequence[int]:
+        """Move each (file_id, to_id): a live file's versions and summary onto its destination's row (one that
+        lock_or_create returned at version 0: new, or a deleted path's), which takes the file's head; the
+        source row is left as a deleted path. Returns each file's current version at its destination.
+
+        Numbers follow `numbering.moved_number`: a destination that remembers a last number N takes the
+        versions (and the summary) renumbered v -> N + v; a fresh one keeps them. The source path remembers
+        the file's last number, as after `delete`. Deleted paths beyond the `remember` most recent are
+        forgotten once, after every move (a destination is never forgotten before its move).
         """
 
 

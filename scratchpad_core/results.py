@@ -77,6 +77,29 @@ class DeleteResult:
 
 
 @dataclass(frozen=True)
+class RenameResult:
+    """A file moved to new_path with its retained versions; `version` is its current version there."""
+
+    path: str
+    new_path: str
+    version: int
+
+
+@dataclass(frozen=True)
+class RenamePrefixResult:
+    prefix: str
+    new_prefix: str
+    files: list[RenameResult]
+
+
+@dataclass(frozen=True)
+class DeletePrefixResult:
+    prefix: str
+    files_deleted: int
+    versions_removed: int
+
+
+@dataclass(frozen=True)
 class AppendResult:
     path: str
     entry_id: int

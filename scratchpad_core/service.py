@@ -6,13 +6,14 @@ from types import TracebackType
 
 from .usecases.logs import Logs
 from .usecases.reads import FileReads
+from .usecases.renames import Renames
 from .usecases.search import Search
 from .usecases.summaries import Summaries
 from .usecases.usage import UsageReport
 from .usecases.writes import FileWrites
 
 
-class Scratchpad(FileWrites, FileReads, Logs, Search, Summaries, UsageReport):
+class Scratchpad(FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport):
     """Versioned files and append-only logs in per-agent namespaces, bounded by quotas.
 
     Build one with `scratchpad_adapters.open_store(url)`, or from any UnitOfWork factory.

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
-from scratchpad_core.numbering import next_number
+from scratchpad_core.numbering import moved_number, next_number
 
 from .store import Tables, Transaction
 
@@ -108,3 +108,28 @@ class MemoryFileRepository:
         )
         _forget_files(t, row.agent_id, remember)
         return len(gone), sum(gone)
+
+    def move(self, moves: Sequence[tuple[int, int]], now: int, remember: int) -> Sequence[int]:
+        t = self._tx.change()
+        numbers = []
+        for from_id, to_id in moves:
+            source, target = t.files[from_id], t.files[to_id]
+            shift = -target.current_version  # 0, or the number a deleted path remembers
+            t.versions[to_id] = {
+                moved_number(n, shift): dataclasses.replace(kept, version=moved_number(n, shift))
+                for n, kept in t.versions.pop(from_id, {}).items()
+            }
+            summary = t.summaries.pop(from_id, None)
+            if summary is not None:
+                t.summaries[to_id] = dataclasses.replace(summary, version=moved_number(summary.version, shift))
+            number = moved_number(source.current_version, shift)
+            t.files[to_id] = dataclasses.replace(
+                source, id=to_id, path=target.path, current_version=number, updated_at=now
+            )
+            t.files[from_id] = dataclasses.replace(
+                source, current_version=-source.current_version, bytes=0, sha256="", updated_at=now
+            )
+            numbers.append(number)
+        if moves:
+            _forget_files(t, t.files[moves[0][0]].agent_id, remember)
+        return numbers

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import (
@@ -25,6 +25,7 @@ from sqlalchemy import (
 from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
 
 from .execution import run
+from .file_moves import move_heads
 from .queries import forgetting, prefix_bounds, under_prefix
 from .tables import file_versions, files, summaries
 from .upserts import insert_ignore
@@ -178,3 +179,11 @@ class SqlFileRepository:
         run(self._c, _BURY_FILE, {**params, "now": now})
         run(self._c, _FORGET_FILES, {**params, "keep": remember})
         return len(gone), sum(gone)
+
+    def move(self, moves: Sequence[tuple[int, int]], now: int, remember: int) -> Sequence[int]:
+        numbers = move_heads(self._c, moves, now)
+        for from_id, _ in moves:
+            run(self._c, _BURY_FILE, {"file_id": from_id, "now": now})
+        if moves:
+            run(self._c, _FORGET_FILES, {"file_id": moves[0][0], "keep": remember})
+        return numbers
