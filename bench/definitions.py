@@ -41,8 +41,8 @@ class Surface:
 
 
 async def ours(db: Path) -> Surface:
-    with open_store(sqlite_url(db)) as pad:
-        async with Client(build_server(pad, CallRunner(TrustedCaller()))) as client:
+    with open_store(sqlite_url(db)) as store:
+        async with Client(build_server(store, CallRunner(TrustedCaller()))) as client:
             tools = (await client.list_tools()).tools
             return Surface(len(tools), definition_bytes(tools), len((client.instructions or "").encode()))
 

@@ -43,8 +43,8 @@ Result = tuple[Document, Catchup, Catchup, Writing]
 
 async def replay(db: Path, documents: Sequence[Document], wire: Wire) -> list[Result]:
     results: list[Result] = []
-    with open_store(sqlite_url(db)) as pad:
-        async with Client(build_server(pad, CallRunner(TrustedCaller(), []))) as client:
+    with open_store(sqlite_url(db)) as store:
+        async with Client(build_server(store, CallRunner(TrustedCaller(), []))) as client:
             missing = await compact_available(client)
             if missing:
                 del wire.formats["compact"]

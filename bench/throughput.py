@@ -27,17 +27,17 @@ def client(url: str, operation: str, seconds: float, barrier: Barrier, queue: mu
     agent = f"bench-{os.getpid()}"
     latencies: list[float] = []
     errors = 0
-    with open_store(url, upgrade=False) as pad:
-        pad.write_file(agent, "warm.md", "warm-up\n")
+    with open_store(url, upgrade=False) as store:
+        store.write_file(agent, "warm.md", "warm-up\n")
         barrier.wait()
         deadline = time.perf_counter() + seconds
         i = 0
         while (started := time.perf_counter()) < deadline:
             try:
                 if operation == "write":
-                    pad.write_file(agent, f"notes/{i % 20}.md", f"line {i}\n" * 40)
+                    store.write_file(agent, f"notes/{i % 20}.md", f"line {i}\n" * 40)
                 else:
-                    pad.append_log(agent, "events", f"event {i}: something happened")
+                    store.append_log(agent, "events", f"event {i}: something happened")
             except Exception:
                 errors += 1
             latencies.append(time.perf_counter() - started)

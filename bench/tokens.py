@@ -355,8 +355,8 @@ async def run(db: Path, original: Path | None) -> None:
     print("Tool definitions, paid on every turn:\n")
     print(definitions.report(*await definitions.measure(original)))
     print()
-    with open_store(sqlite_url(db)) as pad:
-        server = build_server(pad, CallRunner(TrustedCaller(), []))
+    with open_store(sqlite_url(db)) as store:
+        server = build_server(store, CallRunner(TrustedCaller(), []))
         async with Client(server) as client:
             session = Session(client)
             rows = await measure(session)

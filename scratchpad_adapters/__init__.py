@@ -3,9 +3,9 @@ bounded regex."""
 
 from .factory import Backend, MemoryBackend, SqlBackend, default_database_path, open_backend, open_store, sqlite_url
 from .memory import (
+    MemoryDatabase,
     MemoryFileRepository,
     MemoryLogRepository,
-    MemoryStore,
     MemorySummaryRepository,
     MemoryUnitOfWork,
     MemoryUsageRepository,
@@ -14,9 +14,9 @@ from .memory import (
 __all__ = [
     "Backend",
     "MemoryBackend",
+    "MemoryDatabase",
     "MemoryFileRepository",
     "MemoryLogRepository",
-    "MemoryStore",
     "MemorySummaryRepository",
     "MemoryUnitOfWork",
     "MemoryUsageRepository",

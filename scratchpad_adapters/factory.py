@@ -19,7 +19,7 @@ from scratchpad_core.usecases.base import wall_clock_ms
 
 from . import memory
 from .anthropic_summarizer import AnthropicSummarizer
-from .memory import MemoryKeyStore, MemoryRateLimiter, MemoryStore, MemoryUnitOfWork, is_memory_url
+from .memory import MemoryDatabase, MemoryKeyStore, MemoryRateLimiter, MemoryUnitOfWork, is_memory_url
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
 from .sql.engine import make_engine
@@ -42,8 +42,8 @@ def sqlite_url(path: str | os.PathLike[str]) -> str:
 class Backend(ABC):
     """Everything bound to one store: the use cases and their unit of work, API keys, rate limits and health."""
 
-    def __init__(self, pad: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
-        self.pad = pad
+    def __init__(self, store: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
+        self.store = store
         self.keys = keys
         self.unit_of_work = unit_of_work
 
@@ -55,20 +55,20 @@ class Backend(ABC):
         """None when the store answers and its schema is at head; otherwise what is wrong."""
 
     def close(self) -> None:
-        self.pad.close()
+        self.store.close()
 
 
 class SqlBackend(Backend):
-    def __init__(self, engine: Engine, pad: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
-        super().__init__(pad, keys, unit_of_work)
+    def __init__(self, engine: Engine, store: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
+        super().__init__(store, keys, unit_of_work)
         self.engine = engine
         self.head_revision = migrate.head_revision()
 
     @classmethod
     def open(cls, engine: Engine, limits: Limits | None, summarizer: Summarizer) -> SqlBackend:
         unit_of_work = functools.partial(SqlUnitOfWork, engine)
-        pad = _scratchpad(unit_of_work, limits, summarizer, on_close=engine.dispose)
-        return cls(engine, pad, ApiKeys(SqlKeyStore(engine), wall_clock_ms), unit_of_work)
+        store = _scratchpad(unit_of_work, limits, summarizer, on_close=engine.dispose)
+        return cls(engine, store, ApiKeys(SqlKeyStore(engine), wall_clock_ms), unit_of_work)
 
     def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter:
         return SqlRateLimiter(self.engine, per_second, burst, clock)
@@ -86,19 +86,23 @@ class SqlBackend(Backend):
 
 
 class MemoryBackend(Backend):
-    def __init__(self, store: MemoryStore, pad: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory) -> None:
-        super().__init__(pad, keys, unit_of_work)
-        self.store = store
+    def __init__(
+        self, database: MemoryDatabase, store: Scratchpad, keys: ApiKeys, unit_of_work: UnitOfWorkFactory
+    ) -> None:
+        super().__init__(store, keys, unit_of_work)
+        self.database = database
 
     @classmethod
     def open(cls, url: str, limits: Limits | None, summarizer: Summarizer, lock_timeout_ms: int) -> MemoryBackend:
         connection = memory.connect(url)
-        unit_of_work = functools.partial(MemoryUnitOfWork, connection.store, lock_timeout_ms=lock_timeout_ms)
-        pad = _scratchpad(unit_of_work, limits, summarizer, on_close=connection.close)
-        return cls(connection.store, pad, ApiKeys(MemoryKeyStore(connection.store), wall_clock_ms), unit_of_work)
+        unit_of_work = functools.partial(MemoryUnitOfWork, connection.database, lock_timeout_ms=lock_timeout_ms)
+        store = _scratchpad(unit_of_work, limits, summarizer, on_close=connection.close)
+        return cls(
+            connection.database, store, ApiKeys(MemoryKeyStore(connection.database), wall_clock_ms), unit_of_work
+        )
 
     def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter:
-        return MemoryRateLimiter(self.store, per_second, burst, clock)
+        return MemoryRateLimiter(self.database, per_second, burst, clock)
 
     def readiness(self) -> str | None:
         return None  # in this process: it answers while the process does
@@ -155,4 +159,4 @@ def open_store(
         upgrade=upgrade,
         lock_timeout_ms=lock_timeout_ms,
         call_timeout_s=call_timeout_s,
-    ).pad
+    ).store

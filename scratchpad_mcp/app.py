@@ -35,7 +35,7 @@ def open_configured(settings: Settings, *, upgrade: bool = True) -> Backend:
 
 def stdio_server(backend: Backend) -> ScratchpadServer:
     """One local client: agent_id taken at its word, calls run inline, one log line each."""
-    return build_server(backend.pad, CallRunner(TrustedCaller(), [CallLogger()], inline=True))
+    return build_server(backend.store, CallRunner(TrustedCaller(), [CallLogger()], inline=True))
 
 
 def uses_keys(settings: Settings) -> bool:
@@ -53,7 +53,7 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
     keyed = uses_keys(settings)
     runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(), [CallLogger(), metrics], gates=gates)
     return build_server(
-        backend.pad,
+        backend.store,
         runner,
         agent_id_required=not keyed,
         token_verifier=KeyVerifier(backend.keys, metrics) if keyed else None,

@@ -127,13 +127,13 @@ def make_store(database_url: str) -> Iterator[StoreFactory]:
 
     def factory(limits: Limits | None = None, **options: Any) -> Scratchpad:
         options.setdefault("summarizer", FakeSummarizer())
-        pad = open_store(database_url, limits=limits, **options)
-        opened.append(pad)
-        return pad
+        store = open_store(database_url, limits=limits, **options)
+        opened.append(store)
+        return store
 
     yield factory
-    for pad in opened:
-        pad.close()
+    for store in opened:
+        store.close()
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from scratchpad_adapters import memory
-from scratchpad_adapters.memory.store import Tables
+from scratchpad_adapters.memory.database import Tables
 from scratchpad_core.model import FileRecord, LogRecord
 from tests.recount import Counts, Recounter, Snapshot
 
@@ -51,7 +51,7 @@ class MemoryRecounter(Recounter):
 
     def _rows(self, agent_id: str) -> tuple[Tables, list[FileRecord], list[LogRecord]]:
         """The committed tables (checked), and the agent's file and log rows in path order."""
-        t = self._connection.store.tables
+        t = self._connection.database.tables
         _check_keys(t)
         return t, t.files.under(agent_id, ""), t.logs.under(agent_id, "")
 

@@ -4,21 +4,21 @@ Open one with `scratchpad_adapters.open_store("memory://")` (a store of its own)
 (the store every opening of NAME in this process shares, while any is open).
 """
 
+from .database import MemoryConnection, MemoryDatabase, connect, is_memory_url
 from .file_repository import MemoryFileRepository
 from .keys import MemoryKeyStore, MemoryRateLimiter
 from .log_repository import MemoryLogRepository
-from .store import MemoryConnection, MemoryStore, connect, is_memory_url
 from .summary_repository import MemorySummaryRepository
 from .unit_of_work import MemoryUnitOfWork
 from .usage_repository import MemoryUsageRepository
 
 __all__ = [
     "MemoryConnection",
+    "MemoryDatabase",
     "MemoryFileRepository",
     "MemoryKeyStore",
     "MemoryLogRepository",
     "MemoryRateLimiter",
-    "MemoryStore",
     "MemorySummaryRepository",
     "MemoryUnitOfWork",
     "MemoryUsageRepository",

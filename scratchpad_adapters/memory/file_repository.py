@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
 from scratchpad_core.numbering import moved_number, next_number
 
-from .store import Tables, Transaction
+from .database import Tables, Transaction
 
 
 def _record(row: FileRecord) -> FileRecord:

@@ -7,35 +7,35 @@ from collections.abc import Callable
 
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
 
-from .store import MemoryStore
+from .database import MemoryDatabase
 
 
 class MemoryKeyStore:
-    def __init__(self, store: MemoryStore) -> None:
-        self._store = store
+    def __init__(self, database: MemoryDatabase) -> None:
+        self._database = database
 
     def add(self, key: ApiKey, key_hash: str) -> None:
-        with self._store.side_lock:
-            self._store.api_keys[key_hash] = key
+        with self._database.side_lock:
+            self._database.api_keys[key_hash] = key
 
     def find(self, key_hash: str, now: int) -> ApiKey | None:
-        with self._store.side_lock:
-            key = self._store.api_keys.get(key_hash)
+        with self._database.side_lock:
+            key = self._database.api_keys.get(key_hash)
             if key is None:
                 return None
             if key.revoked_at is None and (key.last_used_at is None or key.last_used_at < now - TOUCH_EVERY_MS):
-                self._store.api_keys[key_hash] = dataclasses.replace(key, last_used_at=now)
+                self._database.api_keys[key_hash] = dataclasses.replace(key, last_used_at=now)
             return key  # as read before the use was recorded, like the SQL store
 
     def list(self) -> list[ApiKey]:
-        with self._store.side_lock:
-            return sorted(self._store.api_keys.values(), key=lambda k: (k.created_at, k.id))
+        with self._database.side_lock:
+            return sorted(self._database.api_keys.values(), key=lambda k: (k.created_at, k.id))
 
     def revoke(self, key_id: str, now: int) -> bool:
-        with self._store.side_lock:
-            for key_hash, key in self._store.api_keys.items():
+        with self._database.side_lock:
+            for key_hash, key in self._database.api_keys.items():
                 if key.id == key_id and key.revoked_at is None:
-                    self._store.api_keys[key_hash] = dataclasses.replace(key, revoked_at=now)
+                    self._database.api_keys[key_hash] = dataclasses.replace(key, revoked_at=now)
                     return True
             return False
 
@@ -43,18 +43,18 @@ class MemoryKeyStore:
 class MemoryRateLimiter:
     """A token bucket per agent, refilled and taken in one step (the SQL limiter's rule, on a dict)."""
 
-    def __init__(self, store: MemoryStore, per_second: float, burst: int, clock: Callable[[], int]) -> None:
-        self._store = store
+    def __init__(self, database: MemoryDatabase, per_second: float, burst: int, clock: Callable[[], int]) -> None:
+        self._database = database
         self._per_ms = per_second / 1000
         self._burst = float(burst)
         self._clock = clock
 
     def acquire(self, agent_id: str) -> float:
         now = self._clock()
-        with self._store.side_lock:
-            tokens, updated_at = self._store.buckets.get(agent_id, (self._burst, now))
+        with self._database.side_lock:
+            tokens, updated_at = self._database.buckets.get(agent_id, (self._burst, now))
             available = min(self._burst, tokens + max(0, now - updated_at) * self._per_ms)
             if available < 1:
                 return max(0.001, (1 - available) / self._per_ms / 1000)
-            self._store.buckets[agent_id] = (available - 1, max(updated_at, now))
+            self._database.buckets[agent_id] = (available - 1, max(updated_at, now))
             return 0.0

@@ -7,7 +7,7 @@ import dataclasses
 
 from scratchpad_core.model import LogEntry, LogRecord
 
-from .store import EntryRow, Transaction
+from .database import EntryRow, Transaction
 
 
 class MemoryLogRepository:

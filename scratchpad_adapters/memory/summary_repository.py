@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .store import SummaryRow, Transaction
+from .database import SummaryRow, Transaction
 
 
 class MemorySummaryRepository:

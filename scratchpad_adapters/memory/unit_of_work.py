@@ -7,15 +7,15 @@ from types import TracebackType
 from scratchpad_core.errors import StorageBusy
 
 from ..timeouts import LOCK_TIMEOUT_MS
+from .database import MemoryDatabase, Transaction
 from .file_repository import MemoryFileRepository
 from .log_repository import MemoryLogRepository
-from .store import MemoryStore, Transaction
 from .summary_repository import MemorySummaryRepository
 from .usage_repository import MemoryUsageRepository
 
 
 class MemoryUnitOfWork:
-    """A unit of work on a MemoryStore, e.g. `Scratchpad(functools.partial(MemoryUnitOfWork, MemoryStore()))`.
+    """A unit of work on a MemoryDatabase, e.g. `Scratchpad(functools.partial(MemoryUnitOfWork, MemoryDatabase()))`.
 
     A writing one waits up to lock_timeout_ms for the store's writer before it fails busy (and the use case
     retries); a read-only one reads the tables committed when it began, and waits for nothing.
@@ -26,16 +26,18 @@ class MemoryUnitOfWork:
     summaries: MemorySummaryRepository
     usage: MemoryUsageRepository
 
-    def __init__(self, store: MemoryStore, *, read_only: bool = False, lock_timeout_ms: int = LOCK_TIMEOUT_MS) -> None:
-        self._store = store
+    def __init__(
+        self, database: MemoryDatabase, *, read_only: bool = False, lock_timeout_ms: int = LOCK_TIMEOUT_MS
+    ) -> None:
+        self._database = database
         self._read_only = read_only
         self._lock_timeout_s = lock_timeout_ms / 1000
         self._transaction: Transaction | None = None
 
     def __enter__(self) -> MemoryUnitOfWork:
-        if not self._read_only and not self._store.write_lock.acquire(timeout=self._lock_timeout_s):
+        if not self._read_only and not self._database.write_lock.acquire(timeout=self._lock_timeout_s):
             raise StorageBusy("The store is busy with another writer; nothing was changed. Retry the call.")
-        transaction = self._transaction = Transaction(self._store.tables, writable=not self._read_only)
+        transaction = self._transaction = Transaction(self._database.tables, writable=not self._read_only)
         self.files = MemoryFileRepository(transaction)
         self.logs = MemoryLogRepository(transaction)
         self.summaries = MemorySummaryRepository(transaction)
@@ -46,11 +48,11 @@ class MemoryUnitOfWork:
         assert self._transaction is not None, "commit() outside the unit of work"
         published = self._transaction.commit()
         if published is not None:
-            self._store.tables = published
+            self._database.tables = published
 
     def __exit__(
         self, exc_type: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
     ) -> None:
         self._transaction = None  # what was not committed goes with it
         if not self._read_only:
-            self._store.write_lock.release()
+            self._database.write_lock.release()

@@ -8,7 +8,7 @@ from scratchpad_core.limits import Limits
 from scratchpad_core.model import COUNTERS, Usage, UsageDelta
 from scratchpad_core.quotas import Breach, breach
 
-from .store import Transaction
+from .database import Transaction
 
 
 class MemoryUsageRepository:

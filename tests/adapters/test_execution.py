@@ -48,45 +48,45 @@ def test_statements_built_per_call_are_refused_once_the_cache_is_full(engine: En
         assert cache.run(c, BUILT_ONCE, {"n": 8}).one().n == 8  # statements built once still run
 
 
-def workload(pad: Scratchpad, agent: str) -> None:
+def workload(store: Scratchpad, agent: str) -> None:
     """Every use case, on each of its storage branches (new file, tombstone, expected versions, pages...)."""
-    pad.write_file(agent, "notes/a.md", "one\ntwo\n")
-    pad.write_file(agent, "notes/a.md", "one\n2\n", expected_version=1)
-    pad.write_file(agent, "notes/b.md", "b\n", expected_version=0)
-    pad.edit_file(agent, "notes/a.md", "one", "1")
-    pad.insert_lines(agent, "notes/a.md", 1, "zero")
-    pad.read_file(agent, "notes/a.md")
-    pad.read_file(agent, "notes/a.md", since_version=1)
-    pad.read_file(agent, "notes/a.md", version=2)
-    pad.list_versions(agent, "notes/a.md")
-    pad.restore_version(agent, "notes/a.md", 1, expected_version=4)
-    page = pad.list_files(agent, "notes/", limit=1)
-    pad.list_files(agent, "notes/", limit=1, cursor=page.next_cursor)
-    pad.list_files(agent)
-    pad.search_files(agent, "zero", "notes/")
-    pad.write_file(agent, "big.md", "word\n" * (SUMMARY_THRESHOLD_CHARS // 4))
-    pad.summarize_file(agent, "big.md")
-    pad.summarize_file(agent, "big.md")  # from the stored summary
-    pad.append_log(agent, "logs/run.md", "started")
-    pad.append_log(agent, "logs/run.md", "done")
-    pad.read_log(agent, "logs/run.md")
-    pad.read_log(agent, "logs/run.md", since_entry=1, limit=1)
-    pad.read_log(agent, "logs/run.md", tail=1)
-    pad.list_logs(agent)
-    pad.list_logs(agent, "logs/")
-    pad.delete_log(agent, "logs/run.md")
-    pad.append_log(agent, "logs/run.md", "again")  # a deleted log's numbering continues
-    pad.delete_file(agent, "notes/b.md")
-    pad.write_file(agent, "notes/b.md", "b again\n", expected_version=0)  # over a tombstone
-    pad.delete_file(agent, "notes/b.md", expected_version=2)
-    pad.get_usage_stats(agent)
+    store.write_file(agent, "notes/a.md", "one\ntwo\n")
+    store.write_file(agent, "notes/a.md", "one\n2\n", expected_version=1)
+    store.write_file(agent, "notes/b.md", "b\n", expected_version=0)
+    store.edit_file(agent, "notes/a.md", "one", "1")
+    store.insert_lines(agent, "notes/a.md", 1, "zero")
+    store.read_file(agent, "notes/a.md")
+    store.read_file(agent, "notes/a.md", since_version=1)
+    store.read_file(agent, "notes/a.md", version=2)
+    store.list_versions(agent, "notes/a.md")
+    store.restore_version(agent, "notes/a.md", 1, expected_version=4)
+    page = store.list_files(agent, "notes/", limit=1)
+    store.list_files(agent, "notes/", limit=1, cursor=page.next_cursor)
+    store.list_files(agent)
+    store.search_files(agent, "zero", "notes/")
+    store.write_file(agent, "big.md", "word\n" * (SUMMARY_THRESHOLD_CHARS // 4))
+    store.summarize_file(agent, "big.md")
+    store.summarize_file(agent, "big.md")  # from the stored summary
+    store.append_log(agent, "logs/run.md", "started")
+    store.append_log(agent, "logs/run.md", "done")
+    store.read_log(agent, "logs/run.md")
+    store.read_log(agent, "logs/run.md", since_entry=1, limit=1)
+    store.read_log(agent, "logs/run.md", tail=1)
+    store.list_logs(agent)
+    store.list_logs(agent, "logs/")
+    store.delete_log(agent, "logs/run.md")
+    store.append_log(agent, "logs/run.md", "again")  # a deleted log's numbering continues
+    store.delete_file(agent, "notes/b.md")
+    store.write_file(agent, "notes/b.md", "b again\n", expected_version=0)  # over a tombstone
+    store.delete_file(agent, "notes/b.md", expected_version=2)
+    store.get_usage_stats(agent)
 
 
 @SQL_ONLY
 def test_the_adapter_builds_each_statement_it_runs_once(database_url: str) -> None:
-    with open_store(database_url, summarizer=FakeSummarizer()) as pad:
-        workload(pad, "agent-a")
+    with open_store(database_url, summarizer=FakeSummarizer()) as store:
+        workload(store, "agent-a")
         compiled = len(STATEMENTS)
-        workload(pad, "agent-b")  # the same calls with other values: nothing new to compile
+        workload(store, "agent-b")  # the same calls with other values: nothing new to compile
         assert len(STATEMENTS) == compiled
     assert compiled <= MAX_COMPILED // 2  # both dialects' statements, with room to spare

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scratchpad_adapters import MemoryStore, MemoryUnitOfWork, open_backend, open_store
+from scratchpad_adapters import MemoryDatabase, MemoryUnitOfWork, open_backend, open_store
 from scratchpad_adapters import memory as memory_package
 from scratchpad_core.errors import NotFound, QuotaExceeded, StorageError
 from scratchpad_core.limits import Limits
@@ -34,8 +34,8 @@ def named() -> Iterator[str]:
     holder.close()
 
 
-def write(store: MemoryStore, path: str, content: str, *, commit: bool) -> None:
-    with MemoryUnitOfWork(store) as uow:
+def write(database: MemoryDatabase, path: str, content: str, *, commit: bool) -> None:
+    with MemoryUnitOfWork(database) as uow:
         record = uow.files.lock_or_create(A, path, 1)
         advanced = uow.files.advance(A, path, Version.of(0, content, 2), record.current_version)
         assert isinstance(advanced, Advanced)
@@ -44,17 +44,17 @@ def write(store: MemoryStore, path: str, content: str, *, commit: bool) -> None:
             uow.commit()
 
 
-def paths(store: MemoryStore) -> list[str]:
-    with MemoryUnitOfWork(store, read_only=True) as uow:
+def paths(database: MemoryDatabase) -> list[str]:
+    with MemoryUnitOfWork(database, read_only=True) as uow:
         return [f.path for f in uow.files.list(A, "", None, None)]
 
 
 def test_leaving_without_commit_leaves_nothing() -> None:
-    store = MemoryStore()
-    write(store, "kept.md", "one", commit=True)
-    write(store, "dropped.md", "two", commit=False)
-    before = store.tables.copy()
-    with pytest.raises(RuntimeError, match="failed"), MemoryUnitOfWork(store) as uow:
+    database = MemoryDatabase()
+    write(database, "kept.md", "one", commit=True)
+    write(database, "dropped.md", "two", commit=False)
+    before = database.tables.copy()
+    with pytest.raises(RuntimeError, match="failed"), MemoryUnitOfWork(database) as uow:
         kept = uow.files.get(A, "kept.md")
         assert kept is not None
         assert uow.files.delete(kept.id, 3, remember=10) == (1, 3)
@@ -62,53 +62,53 @@ def test_leaving_without_commit_leaves_nothing() -> None:
         assert uow.files.get(A, "kept.md") == dataclasses.replace(kept, current_version=0, bytes=0, sha256="",
                                                                   updated_at=3)  # fmt: skip
         raise RuntimeError("the use case failed after writing")
-    assert store.tables == before
-    assert paths(store) == ["kept.md"]
+    assert database.tables == before
+    assert paths(database) == ["kept.md"]
 
 
 def test_what_follows_a_commit_needs_a_commit_of_its_own() -> None:
-    store = MemoryStore()
-    with MemoryUnitOfWork(store) as uow:
+    database = MemoryDatabase()
+    with MemoryUnitOfWork(database) as uow:
         uow.files.lock_or_create(A, "first.md", 1)
         uow.commit()
         uow.files.lock_or_create(A, "second.md", 1)
-    with MemoryUnitOfWork(store, read_only=True) as uow:
+    with MemoryUnitOfWork(database, read_only=True) as uow:
         assert uow.files.get(A, "first.md") is not None
         assert uow.files.get(A, "second.md") is None
 
 
 def test_a_quota_refusal_rolls_the_write_back(named: str) -> None:
-    with open_store(named, limits=Limits(quota_bytes=10)) as pad:
-        pad.write_file(A, "f.md", "12345")
+    with open_store(named, limits=Limits(quota_bytes=10)) as store:
+        store.write_file(A, "f.md", "12345")
         with pytest.raises(QuotaExceeded):
-            pad.write_file(A, "f.md", "123456")  # the new version was stored before the counters refused it
+            store.write_file(A, "f.md", "123456")  # the new version was stored before the counters refused it
         recount = MemoryRecounter(named)
         try:
             assert recount.versions(A, "f.md") == [1]
-            assert recount.check(pad, A).total_bytes == 5
+            assert recount.check(store, A).total_bytes == 5
         finally:
             recount.close()
 
 
 def test_a_read_only_unit_of_work_reads_a_snapshot_and_refuses_writes() -> None:
-    store = MemoryStore()
-    write(store, "before.md", "x", commit=True)
-    with MemoryUnitOfWork(store, read_only=True) as snapshot:
-        write(store, "during.md", "y", commit=True)  # a writer does not wait for the reader
+    database = MemoryDatabase()
+    write(database, "before.md", "x", commit=True)
+    with MemoryUnitOfWork(database, read_only=True) as snapshot:
+        write(database, "during.md", "y", commit=True)  # a writer does not wait for the reader
         assert [f.path for f in snapshot.files.list(A, "", None, None)] == ["before.md"]
         with pytest.raises(StorageError, match="read-only"):
             snapshot.files.lock_or_create(A, "new.md", 1)
-    assert paths(store) == ["before.md", "during.md"]
+    assert paths(database) == ["before.md", "during.md"]
 
 
 def test_writers_on_threads_take_turns_and_get_every_version_once(named: str) -> None:
     writers, each = 8, 25
     barrier = threading.Barrier(writers)
-    with open_store(named) as pad:
+    with open_store(named) as store:
 
         def work(worker: int) -> list[int]:
             barrier.wait()
-            return [pad.write_file(A, "shared.md", f"{worker}-{i}").version for i in range(each)]
+            return [store.write_file(A, "shared.md", f"{worker}-{i}").version for i in range(each)]
 
         with ThreadPoolExecutor(writers) as pool:
             versions = sorted(v for got in pool.map(work, range(writers)) for v in got)
@@ -116,7 +116,7 @@ def test_writers_on_threads_take_turns_and_get_every_version_once(named: str) ->
         recount = MemoryRecounter(named)
         try:
             assert recount.versions(A, "shared.md") == list(range(writers * each - 9, writers * each + 1))
-            assert recount.check(pad, A).total_operations == writers * each + 1
+            assert recount.check(store, A).total_operations == writers * each + 1
         finally:
             recount.close()
 
@@ -132,10 +132,10 @@ def test_stores_opened_on_one_name_share_it(named: str) -> None:
 
 def test_a_name_is_forgotten_when_nothing_holds_it_open() -> None:
     url = "memory://test-forgotten"
-    with open_store(url) as pad:
-        pad.write_file(A, "f.md", "x")
-    with open_store(url) as pad, pytest.raises(NotFound):
-        pad.read_file(A, "f.md")
+    with open_store(url) as store:
+        store.write_file(A, "f.md", "x")
+    with open_store(url) as store, pytest.raises(NotFound):
+        store.read_file(A, "f.md")
 
 
 def test_memory_without_a_name_is_private() -> None:

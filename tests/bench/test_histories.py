@@ -113,8 +113,8 @@ async def test_replay_checks_out_and_adds_up(repo: Path, tmp_path: Path, kept: i
     """With 3 versions kept, the every-5th catch-up from version 1 gets version_too_old and the whole file."""
     texts = load(repo, "docs/notes.md", max_bytes=1 << 20).texts
     wire = Wire()
-    with open_store(f"sqlite:///{tmp_path / 'bench.db'}", limits=Limits(max_versions=kept)) as pad:
-        async with Client(build_server(pad, CallRunner(TrustedCaller(), []))) as client:
+    with open_store(f"sqlite:///{tmp_path / 'bench.db'}", limits=Limits(max_versions=kept)) as store:
+        async with Client(build_server(store, CallRunner(TrustedCaller(), []))) as client:
             every, fifth = await replay_reader(wire, client, "docs/notes.md", texts)
             writing = await replay_writer(wire, client, "docs/notes.md", texts)
     assert wire.failures == []

@@ -22,7 +22,7 @@ def write_lock_held(url: str) -> Iterator[Callable[[], None]]:
     """Another session holding the lock every write of agent 'a' needs; yields what lets go of it early."""
     if memory.is_memory_url(url):
         shared = memory.connect(url)
-        held, once = shared.store.write_lock, threading.Lock()
+        held, once = shared.database.write_lock, threading.Lock()
         held.acquire()  # what every writing unit of work on the store takes first
 
         def release() -> None:
@@ -49,23 +49,23 @@ def write_lock_held(url: str) -> Iterator[Callable[[], None]]:
 
 
 def test_a_lock_held_too_long_fails_busy_after_bounded_retries(make_store: StoreFactory, database_url: str) -> None:
-    pad = make_store(lock_timeout_ms=100)
-    pad.write_file("a", "f.md", "one\n")
+    store = make_store(lock_timeout_ms=100)
+    store.write_file("a", "f.md", "one\n")
     with write_lock_held(database_url):
         started = time.monotonic()
         with pytest.raises(StorageBusy, match="Retry"):
-            pad.write_file("a", "f.md", "two\n")
+            store.write_file("a", "f.md", "two\n")
         assert time.monotonic() - started < 5  # bounded: a few attempts, not forever
-    assert pad.write_file("a", "f.md", "two\n").version == 2
+    assert store.write_file("a", "f.md", "two\n").version == 2
 
 
 def test_a_lock_released_during_the_retries_lets_the_call_through(make_store: StoreFactory, database_url: str) -> None:
-    pad = make_store(lock_timeout_ms=100)
-    pad.write_file("a", "f.md", "one\n")
+    store = make_store(lock_timeout_ms=100)
+    store.write_file("a", "f.md", "one\n")
     with write_lock_held(database_url) as let_go:
         release = threading.Timer(0.15, let_go)
         release.start()
-        assert pad.write_file("a", "f.md", "two\n").version == 2
+        assert store.write_file("a", "f.md", "two\n").version == 2
         release.join()
 
 

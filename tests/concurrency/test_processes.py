@@ -28,10 +28,10 @@ def pool() -> Iterator[tuple[Pool, SyncManager]]:
 
 def recount(url: str, agent_id: str) -> Counts:
     """The agent's usage recounted from the stored rows; asserts that its counters agree."""
-    with open_store(url, upgrade=False) as pad:
+    with open_store(url, upgrade=False) as store:
         counter = SqlRecounter(url)
         try:
-            counter.check(pad, agent_id)
+            counter.check(store, agent_id)
             return counter.counts(agent_id)
         finally:
             counter.close()
@@ -47,10 +47,10 @@ def test_concurrent_writers_get_every_version_once(database_url: str, pool: tupl
     assert every == list(range(1, 801))
     for worker in acks:
         assert worker == sorted(worker)  # each writer saw its own versions increase
-    with open_store(database_url, upgrade=False) as pad:
-        retained = [v.version for v in pad.list_versions("shared", "race.md").versions]
+    with open_store(database_url, upgrade=False) as store:
+        retained = [v.version for v in store.list_versions("shared", "race.md").versions]
         assert retained == list(range(791, 801))
-        head = pad.read_file("shared", "race.md")
+        head = store.read_file("shared", "race.md")
         assert head.current_version == 800
     recount(database_url, "shared")
 
@@ -69,16 +69,16 @@ def test_concurrent_appenders_commit_ids_in_order(database_url: str, pool: tuple
     for worker in acks:
         assert [i for i, _ in worker] == sorted(i for i, _ in worker)
     assert follower.get(timeout=120) == list(range(1, total + 1))  # a cursor reader missed nothing
-    with open_store(database_url, upgrade=False) as pad:
-        stored = {e.id: e.entry for page in _pages(pad) for e in page}
+    with open_store(database_url, upgrade=False) as store:
+        stored = {e.id: e.entry for page in _pages(store) for e in page}
     assert stored == {entry_id: text for worker in acks for entry_id, text in worker}
     recount(database_url, "shared")
 
 
-def _pages(pad: Any) -> Iterator[list[Any]]:
+def _pages(store: Any) -> Iterator[list[Any]]:
     cursor, more = 0, True
     while more:
-        page = pad.read_log("shared", "events", cursor)
+        page = store.read_log("shared", "events", cursor)
         yield page.entries
         cursor, more = page.last_entry_id, page.has_more
 

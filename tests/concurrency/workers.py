@@ -12,26 +12,26 @@ from scratchpad_core.limits import Limits
 
 def write_many(url: str, barrier: Barrier, worker: int, count: int) -> list[int]:
     """Write `count` versions of one shared path; return the version each write was acknowledged with."""
-    with open_store(url, upgrade=False) as pad:
+    with open_store(url, upgrade=False) as store:
         barrier.wait()
-        return [pad.write_file("shared", "race.md", f"worker {worker} write {i}\n").version for i in range(count)]
+        return [store.write_file("shared", "race.md", f"worker {worker} write {i}\n").version for i in range(count)]
 
 
 def append_many(url: str, barrier: Barrier, worker: int, count: int) -> list[tuple[int, str]]:
-    with open_store(url, upgrade=False) as pad:
+    with open_store(url, upgrade=False) as store:
         barrier.wait()
-        return [(pad.append_log("shared", "events", f"{worker}:{i}").entry_id, f"{worker}:{i}") for i in range(count)]
+        return [(store.append_log("shared", "events", f"{worker}:{i}").entry_id, f"{worker}:{i}") for i in range(count)]
 
 
 def follow_log(url: str, barrier: Barrier, expected: int) -> list[int]:
     """Page through the log with since_entry while appenders write; return every id seen, in order."""
     seen: list[int] = []
     cursor = 0
-    with open_store(url, upgrade=False) as pad:
+    with open_store(url, upgrade=False) as store:
         barrier.wait()
         while len(seen) < expected:
             try:
-                page = pad.read_log("shared", "events", cursor)
+                page = store.read_log("shared", "events", cursor)
             except ScratchpadError:
                 continue  # the log does not exist yet
             seen.extend(entry.id for entry in page.entries)
@@ -42,16 +42,16 @@ def follow_log(url: str, barrier: Barrier, expected: int) -> list[int]:
 def race_quota(url: str, barrier: Barrier, worker: int, kind: str, limits: dict[str, Any]) -> tuple[int, int]:
     """Try to create files / append entries / store bytes; return (accepted, refused)."""
     accepted = refused = 0
-    with open_store(url, upgrade=False, limits=Limits(**limits)) as pad:
+    with open_store(url, upgrade=False, limits=Limits(**limits)) as store:
         barrier.wait()
         for i in range(10):
             try:
                 if kind == "files":
-                    pad.write_file("quota", f"w{worker}/f{i}.md", "x")
+                    store.write_file("quota", f"w{worker}/f{i}.md", "x")
                 elif kind == "entries":
-                    pad.append_log("quota", f"log{worker % 2}", "e")
+                    store.append_log("quota", f"log{worker % 2}", "e")
                 else:
-                    pad.write_file("quota", f"w{worker}-{i}.md", "y" * 100)
+                    store.write_file("quota", f"w{worker}-{i}.md", "y" * 100)
                 accepted += 1
             except QuotaExceeded:
                 refused += 1

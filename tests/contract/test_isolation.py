@@ -6,8 +6,7 @@ import pytest
 
 from scratchpad_core.errors import NotFound, QuotaExceeded
 from scratchpad_core.limits import Limits
-from scratchpad_core.results import DeleteLogResult, DeleteResult, WriteResult
-from scratchpad_core.results import LogPage
+from scratchpad_core.results import DeleteLogResult, DeleteResult, LogPage, WriteResult
 from scratchpad_core.service import Scratchpad
 from tests.conftest import FakeSummarizer, StoreFactory
 from tests.recount import Recounter

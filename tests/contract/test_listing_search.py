@@ -268,18 +268,18 @@ def test_a_long_search_holds_up_no_writer(database_url: str) -> None:
     """The scan reads a snapshot: writes (here of the very files searched) commit while it runs."""
     backend = open_backend(database_url, lock_timeout_ms=200)
     engine = GatedEngine()
-    pad = Scratchpad(backend.unit_of_work, regex_engine=engine, attempts=1)
+    store = Scratchpad(backend.unit_of_work, regex_engine=engine, attempts=1)
     try:
-        pad.write_file(A, "notes.md", "needle one\nhay\n")
+        store.write_file(A, "notes.md", "needle one\nhay\n")
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
-            search = pool.submit(pad.search_files, A, "needle", regex=True)
+            search = pool.submit(store.search_files, A, "needle", regex=True)
             assert engine.scanning.wait(timeout=30)
-            assert pad.write_file(A, "notes.md", "needle two\n").version == 2
-            assert pad.append_log(A, "journal", "written during the search").entry_id == 1
+            assert store.write_file(A, "notes.md", "needle two\n").version == 2
+            assert store.append_log(A, "journal", "written during the search").entry_id == 1
             assert not search.done()
             engine.gate.set()
             found = search.result(timeout=30)
         assert [m.text for m in found.matches] == ["needle one"]  # what was current when the search began
-        assert pad.get_usage_stats(A).total_operations == 5  # 2 writes, append, search, and this call
+        assert store.get_usage_stats(A).total_operations == 5  # 2 writes, append, search, and this call
     finally:
         backend.close()

@@ -105,17 +105,17 @@ def test_opening_a_store_twice_keeps_the_data(empty_url: str, engine: Engine) ->
 
 def test_downgrading_below_tombstones_removes_them(empty_url: str, engine: Engine) -> None:
     """Revision 0003 gave deleted files and logs tombstone rows; older code has no place for them."""
-    with open_store(empty_url, summarizer=FakeSummarizer()) as pad:
-        pad.write_file("a", "gone.md", "x")
-        pad.delete_file("a", "gone.md")
-        pad.write_file("a", "kept.md", "y")
-        pad.append_log("a", "gone.log", "x")
-        pad.delete_log("a", "gone.log")
+    with open_store(empty_url, summarizer=FakeSummarizer()) as store:
+        store.write_file("a", "gone.md", "x")
+        store.delete_file("a", "gone.md")
+        store.write_file("a", "kept.md", "y")
+        store.append_log("a", "gone.log", "x")
+        store.delete_log("a", "gone.log")
     migrate.downgrade(engine, "0002")
     with engine.connect() as connection:
         assert connection.execute(text("SELECT path FROM files")).scalars().all() == ["kept.md"]
         assert connection.execute(text("SELECT count(*) FROM logs")).scalar_one() == 0
     migrate.upgrade(engine)
-    with open_store(empty_url, summarizer=FakeSummarizer()) as pad:
-        assert pad.write_file("a", "gone.md", "again").version == 1  # forgotten with the tombstone
-        assert pad.read_file("a", "kept.md").content == "y"
+    with open_store(empty_url, summarizer=FakeSummarizer()) as store:
+        assert store.write_file("a", "gone.md", "again").version == 1  # forgotten with the tombstone
+        assert store.read_file("a", "kept.md").content == "y"

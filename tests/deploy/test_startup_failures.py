@@ -100,8 +100,8 @@ def test_maintenance_commands_refuse_a_store_in_memory() -> None:
 
 def test_export_and_import_mistakes_are_explained_and_create_nothing(tmp_path: Path) -> None:
     database = tmp_path / "real.db"
-    with open_store(f"sqlite:///{database}") as pad:
-        pad.write_file("alice", "a.md", "x")
+    with open_store(f"sqlite:///{database}") as store:
+        store.write_file("alice", "a.md", "x")
     url = f"sqlite:///{database}"
     typo = tmp_path / "typo.db"
     not_utf8 = tmp_path / "latin1.jsonl"
@@ -125,8 +125,8 @@ def test_export_and_import_mistakes_are_explained_and_create_nothing(tmp_path: P
 
 def test_a_failed_export_leaves_an_earlier_export_file_alone(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'real.db'}"
-    with open_store(url) as pad:
-        pad.write_file("alice", "a.md", "x")
+    with open_store(url) as store:
+        store.write_file("alice", "a.md", "x")
     earlier = tmp_path / "backup.jsonl"
     assert run("--database", url, "export", "-o", str(earlier)).returncode == 0
     good = earlier.read_text(encoding="utf-8")

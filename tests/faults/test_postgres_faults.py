@@ -53,16 +53,16 @@ def terminate(url: str, waiting_only: bool = False) -> int:
 
 
 def test_terminated_idle_connections_are_replaced_transparently(pg_url: str) -> None:
-    with open_store(pg_url) as pad:
-        pad.write_file("a", "f.md", "one\n")
+    with open_store(pg_url) as store:
+        store.write_file("a", "f.md", "one\n")
         assert terminate(pg_url) >= 1
-        assert pad.write_file("a", "f.md", "two\n").version == 2  # pre-ping found the dead connection
+        assert store.write_file("a", "f.md", "two\n").version == 2  # pre-ping found the dead connection
         recount(pg_url, "a")
 
 
 def test_connection_killed_mid_write_leaves_nothing_and_the_next_call_works(pg_url: str) -> None:
-    with open_store(pg_url) as pad:
-        pad.write_file("a", "f.md", "one\n")
+    with open_store(pg_url) as store:
+        store.write_file("a", "f.md", "one\n")
         locker = create_engine(pg_url).connect()
         transaction = locker.begin()
         locker.execute(text("SELECT id FROM files WHERE path = 'f.md' FOR UPDATE"))
@@ -70,7 +70,7 @@ def test_connection_killed_mid_write_leaves_nothing_and_the_next_call_works(pg_u
 
         def blocked_write() -> None:
             try:
-                outcome.append(pad.write_file("a", "f.md", "two\n").version)
+                outcome.append(store.write_file("a", "f.md", "two\n").version)
             except BaseException as error:
                 outcome.append(error)
 
@@ -86,8 +86,8 @@ def test_connection_killed_mid_write_leaves_nothing_and_the_next_call_works(pg_u
 
         assert len(outcome) == 1 and isinstance(outcome[0], StorageUnavailable)
         assert "Retry" in str(outcome[0])
-        assert pad.write_file("a", "f.md", "three\n").version == 2  # no version was half-written
-        assert pad.read_file("a", "f.md").content == "three\n"
+        assert store.write_file("a", "f.md", "three\n").version == 2  # no version was half-written
+        assert store.read_file("a", "f.md").content == "three\n"
         recount(pg_url, "a")
 
 
@@ -96,22 +96,22 @@ def proxied(pg_url: str) -> Iterator[tuple[TcpProxy, Scratchpad]]:
     parsed = make_url(pg_url)
     proxy = TcpProxy(parsed.host or "127.0.0.1", parsed.port or 5432)
     proxy.start()
-    pad = open_store(parsed.set(port=proxy.port).render_as_string(hide_password=False))
-    yield proxy, pad
-    pad.close()
+    store = open_store(parsed.set(port=proxy.port).render_as_string(hide_password=False))
+    yield proxy, store
+    store.close()
     proxy.cut()
 
 
 def test_unreachable_database_gives_retryable_errors_then_recovers(proxied: tuple[TcpProxy, Scratchpad]) -> None:
-    proxy, pad = proxied
-    pad.write_file("a", "f.md", "one\n")
+    proxy, store = proxied
+    store.write_file("a", "f.md", "one\n")
     proxy.cut()
     for _ in range(3):
         with pytest.raises(StorageUnavailable, match="Retry"):
-            pad.write_file("a", "f.md", "two\n")
+            store.write_file("a", "f.md", "two\n")
     proxy.start()
-    assert pad.read_file("a", "f.md").content == "one\n"
-    assert pad.write_file("a", "f.md", "two\n").version == 2
+    assert store.read_file("a", "f.md").content == "one\n"
+    assert store.write_file("a", "f.md", "two\n").version == 2
 
 
 def test_a_database_that_stops_answering_fails_calls_within_the_call_timeout(pg_url: str) -> None:
@@ -119,22 +119,22 @@ def test_a_database_that_stops_answering_fails_calls_within_the_call_timeout(pg_
     parsed = make_url(pg_url)
     proxy = TcpProxy(parsed.host or "127.0.0.1", parsed.port or 5432)
     proxy.start()
-    pad = open_store(parsed.set(port=proxy.port).render_as_string(hide_password=False), call_timeout_s=1.5)
+    store = open_store(parsed.set(port=proxy.port).render_as_string(hide_password=False), call_timeout_s=1.5)
     try:
-        pad.write_file("a", "f.md", "one\n")
+        store.write_file("a", "f.md", "one\n")
         proxy.freeze()
-        for call in (lambda: pad.write_file("a", "f.md", "two\n"), lambda: pad.read_file("a", "f.md")):
+        for call in (lambda: store.write_file("a", "f.md", "two\n"), lambda: store.read_file("a", "f.md")):
             started = time.monotonic()
             with pytest.raises(StorageUnavailable, match="Retry"):
                 call()
             assert time.monotonic() - started < 30, "bounded by the call timeout, not by the outage"
         proxy.thaw()
-        assert pad.read_file("a", "f.md").content == "one\n"  # the frozen write was not committed
-        assert pad.write_file("a", "f.md", "two\n").version == 2
+        assert store.read_file("a", "f.md").content == "one\n"  # the frozen write was not committed
+        assert store.write_file("a", "f.md", "two\n").version == 2
         recount(pg_url, "a")
     finally:
         proxy.thaw()
-        pad.close()
+        store.close()
         proxy.cut()
 
 
@@ -146,8 +146,8 @@ def test_the_call_timeout_must_be_a_positive_number_of_seconds(pg_url: str, seco
 
 @pytest.mark.anyio
 async def test_mcp_server_keeps_serving_through_an_outage(proxied: tuple[TcpProxy, Scratchpad]) -> None:
-    proxy, pad = proxied
-    server = build_server(pad, CallRunner(TrustedCaller()))
+    proxy, store = proxied
+    server = build_server(store, CallRunner(TrustedCaller()))
     async with Client(server) as client:
         assert not (await client.call_tool("write_file", {"agent_id": "a", "path": "f.md", "content": "1"})).is_error
         proxy.cut()

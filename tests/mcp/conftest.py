@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,38 +15,36 @@ from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
 from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
-from tests.conftest import FakeSummarizer
-
-PadFactory = Callable[..., Scratchpad]
+from tests.conftest import FakeSummarizer, StoreFactory
 
 
 @pytest.fixture
-def make_pad(tmp_path: Path) -> Iterator[PadFactory]:
+def make_store(tmp_path: Path) -> Iterator[StoreFactory]:
     """Open SQLite stores in tmp_path (a new file per call); all are closed after the test."""
     opened: list[Scratchpad] = []
 
     def factory(limits: Limits | None = None, summarizer: Any = None, name: str = "x.db") -> Scratchpad:
-        pad = open_store(f"sqlite:///{tmp_path}/{name}", limits=limits, summarizer=summarizer or FakeSummarizer())
-        opened.append(pad)
-        return pad
+        store = open_store(f"sqlite:///{tmp_path}/{name}", limits=limits, summarizer=summarizer or FakeSummarizer())
+        opened.append(store)
+        return store
 
     yield factory
-    for pad in opened:
-        pad.close()
+    for store in opened:
+        store.close()
 
 
-def serve(pad: Scratchpad) -> MCPServer:
-    return build_server(pad, CallRunner(TrustedCaller()))
-
-
-@pytest.fixture
-def pad(make_pad: PadFactory) -> Scratchpad:
-    return make_pad()
+def serve(store: Scratchpad) -> MCPServer:
+    return build_server(store, CallRunner(TrustedCaller()))
 
 
 @pytest.fixture
-def server(pad: Scratchpad) -> MCPServer:
-    return serve(pad)
+def store(make_store: StoreFactory) -> Scratchpad:
+    return make_store()
+
+
+@pytest.fixture
+def server(store: Scratchpad) -> MCPServer:
+    return serve(store)
 
 
 @pytest.fixture

@@ -25,9 +25,9 @@ class Recorder:
         self.records.append(record)
 
 
-async def test_bytes_in_counts_each_tools_payload_in_utf8(pad: Scratchpad) -> None:
+async def test_bytes_in_counts_each_tools_payload_in_utf8(store: Scratchpad) -> None:
     recorder = Recorder()
-    async with Client(build_server(pad, CallRunner(TrustedCaller(), [recorder]))) as client:
+    async with Client(build_server(store, CallRunner(TrustedCaller(), [recorder]))) as client:
         await ok(client, "write_file", {**A, "path": "n.md", "content": "héllo\nwörld\n"})
         await ok(client, "edit_file", {**A, "path": "n.md", "old_str": "wörld", "new_str": "€uro"})
         await ok(client, "insert_lines", {**A, "path": "n.md", "line": 0, "text": "ünder\n"})
@@ -49,9 +49,9 @@ async def test_bytes_in_counts_each_tools_payload_in_utf8(pad: Scratchpad) -> No
     ]
 
 
-async def test_calls_refused_before_their_tool_carry_no_payload(pad: Scratchpad) -> None:
+async def test_calls_refused_before_their_tool_carry_no_payload(store: Scratchpad) -> None:
     recorder = Recorder()
-    async with Client(build_server(pad, CallRunner(TrustedCaller(), [recorder]))) as client:
+    async with Client(build_server(store, CallRunner(TrustedCaller(), [recorder]))) as client:
         await refused(client, "write_file", {**A, "path": "n.md", "content": "x" * 100, "typo": 1})
         await refused(client, "write_file", {**A, "path": "n.md", "content": 5})
     assert [(r.tool, r.outcome, r.bytes_in) for r in recorder.records] == [
@@ -71,9 +71,9 @@ class ClosedGate:
         raise RateLimited(2.5)
 
 
-async def test_a_gate_refuses_before_the_use_case_runs_and_the_observers_see_the_refusal(pad: Scratchpad) -> None:
+async def test_a_gate_refuses_before_the_use_case_runs_and_the_observers_see_the_refusal(store: Scratchpad) -> None:
     recorder, gate = Recorder(), ClosedGate()
-    async with Client(build_server(pad, CallRunner(TrustedCaller(), [recorder], gates=[gate]))) as client:
+    async with Client(build_server(store, CallRunner(TrustedCaller(), [recorder], gates=[gate]))) as client:
         message = await refused(client, "write_file", {**A, "path": "n.md", "content": "x"})
         await refused(client, "write_file", {"agent_id": "../bad", "path": "n.md", "content": "x"})
     assert message == "Rate limit exceeded for this agent: nothing was changed. Retry in 2.50 seconds."
@@ -82,4 +82,4 @@ async def test_a_gate_refuses_before_the_use_case_runs_and_the_observers_see_the
         ("write_file", "rate_limited", 1),
         ("write_file", "invalid_agent_id", 1),
     ]
-    assert pad.list_files("recorded").count == 0
+    assert store.list_files("recorded").count == 0

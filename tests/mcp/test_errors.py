@@ -9,7 +9,8 @@ from mcp import Client
 
 from scratchpad_core.limits import MIB, Limits
 from scratchpad_mcp.calls import INTERNAL_ERROR
-from tests.mcp.conftest import PadFactory, serve
+from tests.conftest import StoreFactory
+from tests.mcp.conftest import serve
 from tests.mcp.helpers import long_text, ok, refused
 
 pytestmark = pytest.mark.anyio
@@ -83,8 +84,8 @@ async def test_too_large_content_default_limit(client: Client) -> None:
     assert "1,048,576-byte limit" in message
 
 
-async def test_too_large_content_and_log_entry_with_small_limits(make_pad: PadFactory) -> None:
-    async with Client(serve(make_pad(Limits(max_file_bytes=10, max_log_entry_bytes=4)))) as client:
+async def test_too_large_content_and_log_entry_with_small_limits(make_store: StoreFactory) -> None:
+    async with Client(serve(make_store(Limits(max_file_bytes=10, max_log_entry_bytes=4)))) as client:
         assert (await ok(client, "write_file", {**A, "path": "f", "content": "x" * 10}))["bytes_written"] == 10
         message = await assert_refused_changes_nothing(
             client, "write_file", {**A, "path": "f", "content": "x" * 11}, "Content too large"
@@ -120,8 +121,8 @@ async def test_since_version_out_of_range(client: Client, since: int) -> None:
     assert (await ok(client, "read_file", {**A, "path": "v"}))["content"] == "2"
 
 
-async def test_file_quota(make_pad: PadFactory) -> None:
-    async with Client(serve(make_pad(Limits(quota_files=1)))) as client:
+async def test_file_quota(make_store: StoreFactory) -> None:
+    async with Client(serve(make_store(Limits(quota_files=1)))) as client:
         await ok(client, "write_file", {**A, "path": "one", "content": "1"})
         before = await usage(client)
         message = await refused(client, "write_file", {**A, "path": "two", "content": "2"})
@@ -131,8 +132,8 @@ async def test_file_quota(make_pad: PadFactory) -> None:
         assert (await ok(client, "write_file", {**A, "path": "one", "content": "11"}))["version"] == 2
 
 
-async def test_byte_and_log_entry_quotas(make_pad: PadFactory) -> None:
-    async with Client(serve(make_pad(Limits(quota_bytes=10, quota_log_entries=1)))) as client:
+async def test_byte_and_log_entry_quotas(make_store: StoreFactory) -> None:
+    async with Client(serve(make_store(Limits(quota_bytes=10, quota_log_entries=1)))) as client:
         await ok(client, "write_file", {**A, "path": "f", "content": "x" * 8})
         message = await refused(client, "write_file", {**A, "path": "g", "content": "yyy"})
         assert message.startswith("Storage quota exceeded: this call needs 3 more bytes, but the agent stores 8 of 10")
@@ -165,8 +166,8 @@ async def test_wrong_argument_types(client: Client, tool: str, args: dict[str, A
     assert (await ok(client, "read_file", {**A, "path": "p"}))["content"] == "kept"
 
 
-async def test_errors_over_legacy_json_rpc(make_pad: PadFactory) -> None:
-    async with Client(serve(make_pad()), mode="legacy") as client:
+async def test_errors_over_legacy_json_rpc(make_store: StoreFactory) -> None:
+    async with Client(serve(make_store()), mode="legacy") as client:
         assert "'..' sequences" in await refused(client, "write_file", {**A, "path": "../x", "content": "x"})
         assert "Input should be a valid integer" in await refused(
             client, "read_file", {**A, "path": "p", "since_version": "zz"}
@@ -175,9 +176,9 @@ async def test_errors_over_legacy_json_rpc(make_pad: PadFactory) -> None:
 
 
 async def test_unexpected_exception_gives_a_generic_error(
-    make_pad: PadFactory, caplog: pytest.LogCaptureFixture
+    make_store: StoreFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async with Client(serve(make_pad(summarizer=ExplodingSummarizer()))) as client:
+    async with Client(serve(make_store(summarizer=ExplodingSummarizer()))) as client:
         await ok(client, "write_file", {**A, "path": "long", "content": long_text(8001)})
         message = await refused(client, "summarize_file", {**A, "path": "long"})
         assert message == INTERNAL_ERROR

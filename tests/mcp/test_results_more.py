@@ -8,7 +8,8 @@ import pytest
 from mcp import Client
 
 from scratchpad_core.limits import Limits
-from tests.mcp.conftest import PadFactory, serve
+from tests.conftest import StoreFactory
+from tests.mcp.conftest import serve
 from tests.mcp.helpers import assert_recent_ms, ok
 
 pytestmark = pytest.mark.anyio
@@ -62,8 +63,8 @@ async def test_search_list_and_delete_logs(client: Client) -> None:
     }
 
 
-async def test_read_file_since_a_pruned_version(make_pad: PadFactory) -> None:
-    async with Client(serve(make_pad(Limits(max_versions=2)))) as client:
+async def test_read_file_since_a_pruned_version(make_store: StoreFactory) -> None:
+    async with Client(serve(make_store(Limits(max_versions=2)))) as client:
         for content in ("v1", "v2", "v3"):
             await ok(client, "write_file", {**A, "path": "p", "content": content})
         assert await ok(client, "read_file", {**A, "path": "p", "since_version": 1}) == {

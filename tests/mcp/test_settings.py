@@ -177,8 +177,8 @@ def test_log_levels_are_case_insensitive() -> None:
 @pytest.mark.anyio
 async def test_max_file_bytes_takes_effect_end_to_end_in_process(tmp_path: Path) -> None:
     settings = Settings.from_env({"SCRATCHPAD_DB_PATH": str(tmp_path / "e.db"), "SCRATCHPAD_MAX_FILE_BYTES": "10"})
-    with open_store(settings.database_url, limits=settings.limits, summarizer=FakeSummarizer()) as pad:
-        async with Client(serve(pad)) as client:
+    with open_store(settings.database_url, limits=settings.limits, summarizer=FakeSummarizer()) as store:
+        async with Client(serve(store)) as client:
             args = {"agent_id": "a", "path": "f"}
             assert (await ok(client, "write_file", {**args, "content": "x" * 10}))["bytes_written"] == 10
             message = await refused(client, "write_file", {**args, "content": "x" * 11})

@@ -10,8 +10,7 @@ from mcp import Client
 
 from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
-from tests.conftest import FakeSummarizer
-from tests.mcp.conftest import PadFactory
+from tests.conftest import FakeSummarizer, StoreFactory
 from tests.mcp.helpers import long_text, ok
 
 pytestmark = pytest.mark.anyio
@@ -34,10 +33,10 @@ class GatedSummarizer(FakeSummarizer):
         return super().summarize(path, content)
 
 
-async def test_other_calls_are_answered_while_a_summary_is_being_made(make_pad: PadFactory) -> None:
+async def test_other_calls_are_answered_while_a_summary_is_being_made(make_store: StoreFactory) -> None:
     summarizer = GatedSummarizer()
-    pad = make_pad(summarizer=summarizer)
-    server = build_server(pad, CallRunner(TrustedCaller(), inline=True))  # as over stdio
+    store = make_store(summarizer=summarizer)
+    server = build_server(store, CallRunner(TrustedCaller(), inline=True))  # as over stdio
     async with Client(server) as client:
         await ok(client, "write_file", {**A, "path": "long.md", "content": long_text(9000)})
         summary: dict[str, object] = {}

@@ -12,7 +12,8 @@ from mcp import Client, StdioServerParameters
 
 from bench.common import definition_bytes
 from scratchpad_core.limits import KIB, Limits
-from tests.mcp.conftest import PadFactory, serve
+from tests.conftest import StoreFactory
+from tests.mcp.conftest import serve
 from tests.mcp.helpers import START_TIMEOUT, console_script, ok, refused, server_env
 
 pytestmark = pytest.mark.anyio
@@ -73,9 +74,9 @@ async def test_schemas_carry_no_titles_and_no_nullable_wrappers(client: Client) 
         assert tool.description and "\n" not in tool.description
 
 
-async def test_descriptions_follow_the_live_limits(make_pad: PadFactory) -> None:
+async def test_descriptions_follow_the_live_limits(make_store: StoreFactory) -> None:
     limits = Limits(max_versions=3, max_file_bytes=2 * KIB, max_log_entry_bytes=1500)
-    async with Client(serve(make_pad(limits))) as client:
+    async with Client(serve(make_store(limits))) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     write = tools["write_file"]
     assert "(3 kept)" in (write.description or "") and "10" not in (write.description or "")

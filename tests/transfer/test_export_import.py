@@ -24,16 +24,16 @@ from tests.recount import SqlRecounter
 CLI = str(Path(sys.executable).with_name("scratchpad-mcp"))
 
 
-def fill(pad: Scratchpad) -> None:
+def fill(store: Scratchpad) -> None:
     for i in range(13):  # 13 writes: versions 4..13 retained
-        pad.write_file("alice", "notes/plan.md", f"# Plan v{i}\n" + "- step é 日本\n" * i)
-    pad.write_file("alice", "long.txt", "x" * 9000)
-    pad.summarize_file("alice", "long.txt")
-    pad.write_file("bob", "crlf.txt", "one\r\ntwo\r\nno final newline")
+        store.write_file("alice", "notes/plan.md", f"# Plan v{i}\n" + "- step é 日本\n" * i)
+    store.write_file("alice", "long.txt", "x" * 9000)
+    store.summarize_file("alice", "long.txt")
+    store.write_file("bob", "crlf.txt", "one\r\ntwo\r\nno final newline")
     for i in range(250):
-        pad.append_log("alice", "journal", f"entry {i} ✓")
-    pad.append_log("bob", "a/log", "only one")
-    pad.read_file("alice", "notes/plan.md", since_version=5)  # counts an operation and bytes saved
+        store.append_log("alice", "journal", f"entry {i} ✓")
+    store.append_log("bob", "a/log", "only one")
+    store.read_file("alice", "notes/plan.md", since_version=5)  # counts an operation and bytes saved
 
 
 def exported(url: str, agent: str | None = None) -> str:
@@ -65,8 +65,8 @@ def postgres_url() -> Iterator[str]:
 @pytest.mark.postgres
 def test_round_trip_sqlite_postgres_sqlite_is_byte_identical(tmp_path: Path, postgres_url: str) -> None:
     source = f"sqlite:///{tmp_path / 'source.db'}"
-    with open_store(source, summarizer=FakeSummarizer()) as pad:
-        fill(pad)
+    with open_store(source, summarizer=FakeSummarizer()) as store:
+        fill(store)
     first = exported(source)
     imported(postgres_url, first)
     second = exported(postgres_url)
@@ -76,39 +76,39 @@ def test_round_trip_sqlite_postgres_sqlite_is_byte_identical(tmp_path: Path, pos
     assert exported(back) == first
 
     summarizer = FakeSummarizer()
-    with open_store(postgres_url, summarizer=summarizer) as pad:
-        assert [v.version for v in pad.list_versions("alice", "notes/plan.md").versions] == list(range(4, 14))
-        assert pad.read_file("alice", "notes/plan.md", version=4).content == "# Plan v3\n" + "- step é 日本\n" * 3
-        assert pad.read_file("bob", "crlf.txt").content == "one\r\ntwo\r\nno final newline"
-        assert pad.summarize_file("alice", "long.txt").cached is True and summarizer.calls == []
-        page = pad.read_log("alice", "journal", 200)
+    with open_store(postgres_url, summarizer=summarizer) as store:
+        assert [v.version for v in store.list_versions("alice", "notes/plan.md").versions] == list(range(4, 14))
+        assert store.read_file("alice", "notes/plan.md", version=4).content == "# Plan v3\n" + "- step é 日本\n" * 3
+        assert store.read_file("bob", "crlf.txt").content == "one\r\ntwo\r\nno final newline"
+        assert store.summarize_file("alice", "long.txt").cached is True and summarizer.calls == []
+        page = store.read_log("alice", "journal", 200)
         assert [e.id for e in page.entries] == list(range(201, 251)) and page.entries[0].entry == "entry 200 ✓"
-        assert pad.write_file("alice", "notes/plan.md", "next").version == 14  # numbering carries on
-        assert pad.append_log("alice", "journal", "next").entry_id == 251
-        stats = pad.get_usage_stats("alice")
+        assert store.write_file("alice", "notes/plan.md", "next").version == 14  # numbering carries on
+        assert store.append_log("alice", "journal", "next").entry_id == 251
+        stats = store.get_usage_stats("alice")
     source_ops = json.loads(first.splitlines()[1])["operations"]
     assert stats.total_operations == source_ops + 7  # alice's seven calls above, on top of the imported count
     recounter = SqlRecounter(postgres_url)
     try:
-        with open_store(postgres_url) as pad:
-            recounter.check(pad, "alice")
-            recounter.check(pad, "bob")
+        with open_store(postgres_url) as store:
+            recounter.check(store, "alice")
+            recounter.check(store, "bob")
     finally:
         recounter.close()
 
 
 def test_import_refuses_an_agent_with_data_unless_replacing(tmp_path: Path) -> None:
     source, target = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 't.db'}"
-    with open_store(source, summarizer=FakeSummarizer()) as pad:
-        fill(pad)
+    with open_store(source, summarizer=FakeSummarizer()) as store:
+        fill(store)
     dump = exported(source)
-    with open_store(target) as pad:
-        pad.write_file("bob", "mine.md", "keep me")
+    with open_store(target) as store:
+        store.write_file("bob", "mine.md", "keep me")
     with pytest.raises(InvalidInput, match=r"'bob' already has data.*--replace"):
         imported(target, dump)
-    with open_store(target) as pad:  # all or nothing: alice was not imported either
-        assert pad.list_files("alice").count == 0
-        assert pad.read_file("bob", "mine.md").content == "keep me"
+    with open_store(target) as store:  # all or nothing: alice was not imported either
+        assert store.list_files("alice").count == 0
+        assert store.read_file("bob", "mine.md").content == "keep me"
     imported(target, dump, replace=True)
     assert exported(target) == dump
 
@@ -124,12 +124,12 @@ def test_import_refuses_an_agent_with_data_unless_replacing(tmp_path: Path) -> N
 )
 def test_a_bad_import_is_refused_and_loads_nothing(tmp_path: Path, mangle: object, message: str) -> None:
     source, target = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 't.db'}"
-    with open_store(source, summarizer=FakeSummarizer()) as pad:
-        fill(pad)
+    with open_store(source, summarizer=FakeSummarizer()) as store:
+        fill(store)
     with pytest.raises(InvalidInput, match=message):
         imported(target, mangle(exported(source)))  # type: ignore[operator]
-    with open_store(target) as pad:
-        assert pad.list_files("alice").count == 0 and pad.list_logs("bob").count == 0
+    with open_store(target) as store:
+        assert store.list_files("alice").count == 0 and store.list_logs("bob").count == 0
 
 
 def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -139,8 +139,8 @@ def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess
 
 def test_cli_export_and_import_show_progress_and_filter_by_agent(tmp_path: Path) -> None:
     source, target = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 't.db'}"
-    with open_store(source, summarizer=FakeSummarizer()) as pad:
-        fill(pad)
+    with open_store(source, summarizer=FakeSummarizer()) as store:
+        fill(store)
     dump = tmp_path / "dump.jsonl"
     done = run_cli("--database", source, "export", "-o", str(dump))
     assert done.returncode == 0, done.stderr

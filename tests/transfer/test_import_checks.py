@@ -64,13 +64,13 @@ def test_a_malformed_record_is_refused_naming_line_and_rule(
     tmp_path: Path, mangle: Callable[[list[Record]], None], message: str
 ) -> None:
     source, target = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 't.db'}"
-    with open_store(source, summarizer=FakeSummarizer()) as pad:
-        pad.write_file("alice", "notes.md", "v1\n")
-        pad.write_file("alice", "notes.md", "v2\n")
-        pad.write_file("alice", "long.md", "x" * 9000)
-        pad.summarize_file("alice", "long.md")
-        pad.append_log("alice", "journal", "one")
-        pad.append_log("alice", "journal", "two")
+    with open_store(source, summarizer=FakeSummarizer()) as store:
+        store.write_file("alice", "notes.md", "v1\n")
+        store.write_file("alice", "notes.md", "v2\n")
+        store.write_file("alice", "long.md", "x" * 9000)
+        store.summarize_file("alice", "long.md")
+        store.append_log("alice", "journal", "one")
+        store.append_log("alice", "journal", "two")
     records = [json.loads(line) for line in exported(source).splitlines()]
     mangle(records)
     text = "".join(json.dumps(r) + "\n" for r in records)
@@ -78,5 +78,5 @@ def test_a_malformed_record_is_refused_naming_line_and_rule(
         imported(target, text)
     assert message in str(refused.value)
     assert str(refused.value).startswith("Import line ") and str(refused.value).endswith("Nothing was imported.")
-    with open_store(target) as pad:
-        assert pad.list_files("alice").count == 0 and pad.list_logs("alice").count == 0
+    with open_store(target) as store:
+        assert store.list_files("alice").count == 0 and store.list_logs("alice").count == 0

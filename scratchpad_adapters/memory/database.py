@@ -1,11 +1,11 @@
-"""The state of an in-memory store: tables that are never changed once committed, and one writer at a time.
+"""The state of an in-memory database: tables that are never changed once committed, and one writer at a time.
 
-A writing unit of work holds the store's lock from start to end (writers serialize, as SQLite's
+A writing unit of work holds the database's lock from start to end (writers serialize, as SQLite's
 BEGIN IMMEDIATE makes them) and works on a copy of the committed tables, which it publishes on commit.
 Leaving without commit drops the copy, so nothing of it remains; a reader takes the committed tables
 as they are and has a consistent snapshot that holds up no writer. The copy is shallow: rows, versions
 and entries are immutable and shared, so a write costs time in proportion to the number of rows
-(fine for tests and small stores; SQLite serves the rest).
+(fine for tests and small databases; SQLite serves the rest).
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ class Rows(Generic[Row]):
 
 @dataclass
 class Tables:
-    """The rows of a store, as the SQL tables hold them: a deleted file's row keeps minus its last version,
+    """The rows of a database, as the SQL tables hold them: a deleted file's row keeps minus its last version,
     a deleted log's row keeps its last entry id with no entries. Values are replaced, never changed."""
 
     files: Rows[FileRecord] = field(default_factory=Rows)
@@ -112,8 +112,8 @@ class Tables:
         )  # fmt: skip
 
 
-class MemoryStore:
-    """One store: its committed tables, the lock its writers hold, and its API keys and rate-limit buckets
+class MemoryDatabase:
+    """One database: its committed tables, the lock its writers hold, and its API keys and rate-limit buckets
     (which, as in SQL, live outside the units of work)."""
 
     def __init__(self) -> None:
@@ -122,7 +122,7 @@ class MemoryStore:
         self.side_lock = threading.Lock()  # for api_keys and buckets
         self.api_keys: dict[str, ApiKey] = {}  # by the key's hash
         self.buckets: dict[str, tuple[float, int]] = {}  # agent_id -> (tokens, updated_at)
-        self.connections = 0  # of a named store: how many are open (see connect)
+        self.connections = 0  # of a named database: how many are open (see connect)
 
 
 class Transaction:
@@ -157,11 +157,11 @@ class Transaction:
 
 
 class MemoryConnection:
-    """A store opened by URL; a named store lasts while any connection to it is open (as SQLite's shared
+    """A database opened by URL; a named database lasts while any connection to it is open (as SQLite's shared
     in-memory databases do), so close it when done. Closing twice is harmless."""
 
-    def __init__(self, store: MemoryStore, name: str) -> None:
-        self.store = store
+    def __init__(self, database: MemoryDatabase, name: str) -> None:
+        self.database = database
         self._name = name
         self._open = True
 
@@ -170,12 +170,12 @@ class MemoryConnection:
             if not (self._open and self._name):
                 return
             self._open = False
-            self.store.connections -= 1
-            if self.store.connections == 0:
+            self.database.connections -= 1
+            if self.database.connections == 0:
                 del _named[self._name]
 
 
-_named: dict[str, MemoryStore] = {}
+_named: dict[str, MemoryDatabase] = {}
 _registry_lock = threading.Lock()
 
 
@@ -184,13 +184,13 @@ def is_memory_url(url: str) -> bool:
 
 
 def connect(url: str) -> MemoryConnection:
-    """memory:// is a new store of its own; memory://NAME the store every connection to NAME in this process shares."""
+    """memory:// is a new database of its own; memory://NAME the one every connection to NAME in this process shares."""
     if not is_memory_url(url):
         raise ValueError(f"Not a memory URL: {url!r}; use memory:// or memory://NAME.")
     name = url.removeprefix(MEMORY_SCHEME)
     if not name:
-        return MemoryConnection(MemoryStore(), name)
+        return MemoryConnection(MemoryDatabase(), name)
     with _registry_lock:
-        store = _named.setdefault(name, MemoryStore())
-        store.connections += 1
-    return MemoryConnection(store, name)
+        database = _named.setdefault(name, MemoryDatabase())
+        database.connections += 1
+    return MemoryConnection(database, name)
