@@ -7,6 +7,7 @@ import os
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from platformdirs import user_data_dir
 from sqlalchemy import Engine, text
@@ -142,21 +143,16 @@ def _scratchpad(
     return Scratchpad(unit_of_work, limits, summarizer=summarizer, regex_engine=BoundedRegexEngine(), on_close=on_close)
 
 
-def open_store(
-    url: str | None = None,
-    *,
-    limits: Limits | None = None,
-    summarizer: Summarizer | None = None,
-    upgrade: bool = True,
-    lock_timeout_ms: int = LOCK_TIMEOUT_MS,
-    call_timeout_s: float = CALL_TIMEOUT_S,
-) -> Scratchpad:
-    """A Scratchpad on the store at `url` (as open_backend takes it); close it (or use it as a context manager)."""
-    return open_backend(
-        url,
-        limits=limits,
-        summarizer=summarizer,
-        upgrade=upgrade,
-        lock_timeout_ms=lock_timeout_ms,
-        call_timeout_s=call_timeout_s,
-    ).store
+class StoreOptions(TypedDict, total=False):
+    """open_backend's keyword arguments, which open_store passes on (their defaults are open_backend's)."""
+
+    limits: Limits | None
+    summarizer: Summarizer | None
+    upgrade: bool
+    lock_timeout_ms: int
+    call_timeout_s: float
+
+
+def open_store(url: str | None = None, **options: Unpack[StoreOptions]) -> Scratchpad:
+    """A Scratchpad on the store at `url`, opened as open_backend does; close it (or use it as a context manager)."""
+    return open_backend(url, **options).store

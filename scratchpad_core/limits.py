@@ -62,21 +62,26 @@ def storable_size(text: str, what: str) -> int:
 
 
 def check_content_size(content: str, limits: Limits) -> int:
-    size = storable_size(content, "content")
-    if size > limits.max_file_bytes:
-        raise LimitExceeded(
-            f"Content too large: {size:,} bytes (UTF-8) exceeds the {limits.max_file_bytes:,}-byte limit per file. "
-            "Nothing was changed; split the content into several files."
-        )
-    return size
+    return _within(
+        content,
+        "content",
+        limits.max_file_bytes,
+        "Content",
+        "file",
+        "Nothing was changed; split the content into several files.",
+    )
 
 
 def check_entry_size(entry: str, limits: Limits) -> int:
-    size = storable_size(entry, "entry")
-    if size > limits.max_log_entry_bytes:
+    return _within(entry, "entry", limits.max_log_entry_bytes, "Log entry", "entry", "Split it into several entries.")
+
+
+def _within(text: str, what: str, limit: int, title: str, per: str, advice: str) -> int:
+    """The text's storable size, or a refusal naming the limit it passes and what to do."""
+    size = storable_size(text, what)
+    if size > limit:
         raise LimitExceeded(
-            f"Log entry too large: {size:,} bytes (UTF-8) exceeds the {limits.max_log_entry_bytes:,}-byte limit "
-            "per entry. Split it into several entries."
+            f"{title} too large: {size:,} bytes (UTF-8) exceeds the {limit:,}-byte limit per {per}. {advice}"
         )
     return size
 

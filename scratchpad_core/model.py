@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Literal
 
 from .limits import utf8_len
@@ -97,7 +97,7 @@ def sha256_hex(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-COUNTERS = ("files", "logs", "log_entries", "bytes", "operations", "bytes_saved")  # Usage's, UsageDelta's fields
+COUNTERS = tuple(f.name for f in fields(UsageDelta))  # the counters Usage holds and a UsageDelta changes
 
 
 @dataclass(frozen=True)
