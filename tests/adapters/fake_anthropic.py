@@ -39,6 +39,7 @@ class FakeAnthropic:
     requests: list[Seen] = field(default_factory=list)
     status: int = 200
     reply: dict[str, Any] = field(default_factory=lambda: message_body("  A fake summary.\n"))
+    replies: list[dict[str, Any]] = field(default_factory=list)  # served first, in order; then `reply`
 
 
 @contextmanager
@@ -51,10 +52,10 @@ def fake_anthropic() -> Iterator[FakeAnthropic]:
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {name.lower(): value for name, value in self.headers.items()}
             fake.requests.append(Seen("POST", self.path, headers, body))
-            if self.path != "/v1/messages":
+            if self.path.partition("?")[0] != "/v1/messages":  # the beta client adds ?beta=true
                 self._send(404, {"type": "error", "error": {"type": "not_found_error", "message": self.path}})
             else:
-                self._send(fake.status, fake.reply)
+                self._send(fake.status, fake.replies.pop(0) if fake.replies else fake.reply)
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
             data = json.dumps(payload).encode()
