@@ -88,16 +88,15 @@ class MemoryFiles:
         with _refusals("rename", old_path):
             if not new or self._is_file(new) or self._is_dir(new):
                 raise ToolError(f"The destination {new_path} already exists")
-            self._check_rename(old_path, old, new)
-            if self._is_file(old):
+            if self._check_rename(old_path, old, new):  # a file
                 self._move(old_path, lambda: self.store.rename_file(self.agent_id, old, new))
             else:
                 self._move(old_path, lambda: self.store.rename_prefix(self.agent_id, f"{old}/", f"{new}/"))
         return f"Successfully renamed {old_path} to {new_path}"
 
-    def _check_rename(self, old_path: str, old: str, new: str) -> None:
+    def _check_rename(self, old_path: str, old: str, new: str) -> bool:
         """The reference's refusals in its order: it makes new's folders, then the system's rename(2) looks up
-        old's folders, new's folder, then old, and refuses moving a folder into itself."""
+        old's folders, new's folder, then old, and refuses moving a folder into itself. True: old is a file."""
         made = ancestors(new)  # the reference makes these folders first (here they only count as folders)
         if any(self._is_file(folder) for folder in made[:-1]):
             raise not_a_directory()
@@ -110,8 +109,10 @@ class MemoryFiles:
             raise not_a_directory()
         if new.startswith(f"{old}/"):  # a folder, or made one just now
             raise into_itself()
-        if not self._is_file(old) and not self._is_dir(old):
+        is_file = self._is_file(old)
+        if not is_file and not self._is_dir(old):
             raise ToolError(f"The path {old_path} does not exist")
+        return is_file
 
     def clear_all_memory(self) -> str:
         with _refusals("clear", "/memories"):

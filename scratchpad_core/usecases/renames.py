@@ -43,10 +43,10 @@ class Renames(UseCaseBase):
                 f"Invalid rename of {prefix!r} to {new_prefix!r}: neither prefix may be empty or start with the "
                 "other (a folder cannot move into itself or onto its parent). Nothing was changed."
             )
-        prefix = check_prefix(prefix)
+        literal = check_prefix(prefix)
 
         def work(uow: UnitOfWork) -> RenamePrefixResult:
-            sources = uow.files.list(agent_id, prefix, None, None)
+            sources = uow.files.list(agent_id, literal, None, None)
             if not sources:
                 raise NotFound(f"No file under {prefix}. Use list_files to see this agent's files.")
             pairs = [(r.path, _destination(r.path, prefix, new_prefix)) for r in sources]
@@ -59,11 +59,11 @@ class Renames(UseCaseBase):
     def delete_prefix(self, agent_id: str, prefix: str) -> DeletePrefixResult:
         """Delete every file whose path starts with `prefix` (literally; "" is every file), as delete_file does."""
         agent_id = check_agent_id(agent_id)
-        prefix = check_prefix(prefix)
+        literal = check_prefix(prefix)
 
         def work(uow: UnitOfWork) -> DeletePrefixResult:
             files = versions = freed = 0
-            for listed in uow.files.list(agent_id, prefix, None, None):
+            for listed in uow.files.list(agent_id, literal, None, None):
                 record = uow.files.lock(agent_id, listed.path)
                 if record is None or record.current_version == 0:
                     continue  # deleted meanwhile

@@ -207,3 +207,11 @@ def test_other_agents_are_untouched(store: Scratchpad) -> None:
     assert store.read_file("agent-b", "d/a.md").content == "b"
     with pytest.raises(NotFound):
         store.rename_file(A, "d/a.md", "x.md")
+
+
+def test_a_prefix_no_path_can_have_matches_nothing(store: Scratchpad) -> None:
+    store.write_file(A, "a/b.md", "x")
+    assert store.delete_prefix(A, "a b/") == DeletePrefixResult("a b/", 0, 0)
+    with pytest.raises(NotFound, match="No file under a%/"):
+        store.rename_prefix(A, "a%/", "c/")
+    assert store.list_files(A).count == 1
