@@ -34,7 +34,9 @@ REMOTE_READ = ToolAnnotations(read_only_hint=True, open_world_hint=True)
 
 PathArg = Annotated[str, Field(description="e.g. notes/plan.md")]
 PrefixArg = Annotated[str | None, Field(description="Only paths starting with this.")]
-ExpectedArg = Annotated[int | None, Field(description="Refuse unless at this version; 0: must not exist.")]
+ExpectedArg = Annotated[
+    int | None, Field(description="Refuse unless at this version (0: must not exist); omit: no check.")
+]
 SnippetArg = Annotated[bool, Field(description="Also return the changed lines.")]
 
 
@@ -73,10 +75,10 @@ def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_requi
             Literal["chunks", "unified", "compact"],
             Field(description="Diff as chunks, unified text or compact {{at,remove,add}} hunks."),
         ] = "chunks",
-        context: Annotated[int, Field(description="Unchanged lines around changes; -1: all.")] = 3,
-        version: Annotated[int | None, Field(description="An older retained version.")] = None,
-        start_line: Annotated[int | None, Field(description="First line of a slice (1-based).")] = None,
-        max_lines: Annotated[int | None, Field(description="Lines in the slice.")] = None,
+        context: Annotated[int, Field(description="Unchanged lines around changes (not compact); -1: all.")] = 3,
+        version: Annotated[int | None, Field(description="An older retained version; omit: current.")] = None,
+        start_line: Annotated[int | None, Field(description="First line of a slice (1-based, default 1).")] = None,
+        max_lines: Annotated[int | None, Field(description="Lines in the slice; omit: to the end.")] = None,
     ) -> UseCase[r.ReadResult]:
         """Read a file, a slice or an older version; with since_version only the changes (cheapest:
         format=compact)."""
@@ -95,7 +97,7 @@ def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_requi
         expected_version: ExpectedArg = None,
         snippet: SnippetArg = False,
     ) -> UseCase[r.EditResult]:
-        """Replace old_str with new_str in a file; returns the new version and the changed lines' numbers."""
+        """Replace old_str with new_str in a file; returns the new version and the (first) change's lines."""
         return lambda a: store.edit_file(a, path, old_str, new_str, replace_all, expected_version, snippet=snippet)
 
     @mcp.tool(annotations=KEEP, payload=("text",))
@@ -166,7 +168,7 @@ def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_requi
         agent_id: AgentArg,
         path: PathArg,
         since_entry: Annotated[int | None, Field(description="last_entry_id you got; omit: from the start.")] = None,
-        limit: Annotated[int | None, Field(description="Page size, 1-{log_page}.")] = None,
+        limit: Annotated[int | None, Field(description="Page size, 1-{log_page} (default {log_page}).")] = None,
         tail: Annotated[int | None, Field(description="Instead, the newest N (1-{log_page}).")] = None,
     ) -> UseCase[r.LogPage]:
         """Log entries after since_entry, oldest first; if has_more, call again with last_entry_id."""
