@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import IO
 
 from sqlalchemy import Engine
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
 from scratchpad_adapters.factory import SqlBackend
-from scratchpad_adapters.sql import migrate
+from scratchpad_adapters.sql import migrate, sqlite_files
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import check_first_line, import_
 from scratchpad_adapters.sql.urls import safe_url
@@ -86,13 +84,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def require_existing(url: str) -> None:
     """Reading from a SQLite file that is not there is a typo, not a new, empty database."""
-    try:
-        parsed = make_url(url)
-    except (ArgumentError, ValueError):
-        return  # make_engine says what is wrong with it
-    file = parsed.database if parsed.get_backend_name() == "sqlite" else None
-    if file and file != ":memory:" and not Path(file).expanduser().exists():
-        raise InvalidInput(f"There is no database file at {file}. Check the path.")
+    file = sqlite_files.file_of(url)  # None for another database, or a URL make_engine will explain
+    if file is not None and not file.exists():
+        cause = sqlite_files.problem(file)  # e.g. its directory is missing too
+        raise InvalidInput(f"There is no database file at {file}{f' ({cause})' if cause else ''}. Check the path.")
 
 
 def _db(args: argparse.Namespace, engine: Engine) -> int:

@@ -7,13 +7,17 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
+from scratchpad_adapters.sql import sqlite_files
+from scratchpad_adapters.sql.sqlite_files import SqliteFileError
 from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import ScratchpadError
 
-from . import admin, app, keys_cli
+from . import admin, app, databases, keys_cli
+from .databases import Database
 from .server_logging import configure_logging
 from .settings import Settings, SettingsError
 
@@ -29,13 +33,12 @@ def check_exposure(settings: Settings) -> None:
         )
 
 
-def serve(settings: Settings) -> int:
+def serve(settings: Settings, database: Database) -> int:
     check_exposure(settings)
-    database = safe_url(settings.database_url)
+    shown = safe_url(settings.database_url)
     log.info(
-        "starting scratchpad-mcp over %s; database %s%s", settings.transport, database,
-        " (the default location)" if settings.database_is_default else "",
-        extra={"event": "startup", "transport": settings.transport, "database": database, "auth": settings.auth},
+        "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),
+        extra={"event": "startup", "transport": settings.transport, "database": shown, "auth": settings.auth},
     )  # fmt: skip
     app.serve(settings)
     return 0
@@ -74,9 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings.log_level, settings.log_format)
     serving = args.command in (None, "serve")
+    database = databases.chosen(settings, os.environ, args.database)
     try:
         if serving:
-            return serve(settings)
+            return serve(settings, database)
+        databases.refuse_to_guess(settings, os.environ, args.database)
+        admin.progress(f"database {database.named()}")  # before any work: an operator sees which one it is
         if args.command == "keys":
             return keys_cli.run(args, settings)
         return admin.run(args, settings)
@@ -84,7 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
         return 141
     except (SettingsError, ScratchpadError, DBAPIError, OSError, UnicodeDecodeError) as error:
-        message = describe_failure(error, settings.database_url)
+        message = describe_failure(error, database)
         if serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start
             log.error("scratchpad-mcp cannot start: %s", message, extra={"event": "startup_failed"})
         else:
@@ -94,14 +100,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
-def describe_failure(error: Exception, url: str) -> str:
+def describe_failure(error: Exception, database: Database) -> str:
     """Why a command could not do its work, on one line: our own errors, driver errors, files."""
+    if isinstance(error, SqliteFileError):
+        return _unusable_file(error.path, error.cause, database)
     if isinstance(error, DBAPIError):
         reason = (str(error.orig).strip().splitlines() or [type(error.orig).__name__])[0]
         if isinstance(error, IntegrityError | DataError):  # the database refused what a command tried to write
             return f"the database refused the data: {reason}. Nothing was changed."
+        file = sqlite_files.file_of(database.url)
+        cause = sqlite_files.problem(file) if file is not None else None
+        if file is not None and cause is not None:  # "unable to open database file": say why
+            return _unusable_file(file, cause, database)
         return (  # no such server, bad credentials, an unwritable SQLite file
-            f"cannot use the database {safe_url(url)}: {reason}. Check SCRATCHPAD_DATABASE_URL (or --database) "
+            f"cannot use the database {safe_url(database.url)} ({database.origin}): {reason}. {database.advice()} "
             "and that the database is up and reachable."
         )
     if isinstance(error, UnicodeDecodeError):
@@ -109,6 +121,14 @@ def describe_failure(error: Exception, url: str) -> str:
     if isinstance(error, OSError) and error.filename is not None:
         return f"{error.strerror}: {error.filename}"
     return str(error)
+
+
+def _unusable_file(path: Path, cause: str, database: Database) -> str:
+    setting = database.setting or databases.PATH_VARIABLE
+    return (
+        f"cannot use {path} as a SQLite database ({database.origin}): {cause}. "
+        f"Point {setting} at a file in a directory this user may write."
+    )
 
 
 def entry_point() -> None:

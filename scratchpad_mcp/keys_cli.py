@@ -6,11 +6,16 @@ import argparse
 import datetime
 import sys
 
-from scratchpad_core.keys import ApiKey
+from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
 
 from .admin import require_existing
 from .app import open_configured
 from .settings import Settings
+
+FRESHNESS = (
+    f"scratchpad-mcp: 'last used' is recorded at most once every {TOUCH_EVERY_MS // 1000} s per key, so a key "
+    f"may have been used up to {TOUCH_EVERY_MS // 1000} s after the time shown."
+)
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,6 +46,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             print(f"{'id':<14}{'agent':<24}{'access':<12}{'created':<22}{'last used':<22}{'revoked':<22}label")
             for key in keys.list():
                 print(_row(key))
+            print(FRESHNESS, file=sys.stderr)
         else:
             keys.revoke(args.id)
             print(f"revoked {args.id}")

@@ -20,6 +20,7 @@ from sqlalchemy.pool import QueuePool
 from scratchpad_core.errors import InvalidInput
 
 from ..timeouts import CALL_TIMEOUT_S, LOCK_TIMEOUT_MS
+from . import sqlite_files
 from .execution import run
 from .urls import accepted
 from .watchdog import CALL_TIMEOUT_OPTION, watch_pings
@@ -53,8 +54,6 @@ def make_engine(
 
 
 def _postgres_engine(parsed: URL, lock_timeout_ms: int, **options: Any) -> Engine:
-    if parsed.drivername == "postgresql":
-        parsed = parsed.set(drivername="postgresql+psycopg")
     options.setdefault("hide_parameters", True)  # errors may be logged: never with the content they carried
     options.setdefault("pool_pre_ping", True)
     options.setdefault("pool_size", 10)
@@ -77,7 +76,7 @@ def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
         # One connection, handed to one transaction at a time: the pool serializes them.
         options.update(poolclass=QueuePool, pool_size=1, max_overflow=0)
     else:
-        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        sqlite_files.prepare(Path(database).expanduser(), writable=not url.query.get("uri"))
     options.setdefault("hide_parameters", True)
     connect_args = dict(options.pop("connect_args", {}))
     connect_args.setdefault("check_same_thread", False)

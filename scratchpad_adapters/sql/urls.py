@@ -19,7 +19,7 @@ def accepted(url: str | URL) -> Iterator[URL]:
     """The URL, parsed, for a block that builds its engine: an unparseable URL, another database, a driver that
     is not installed or an option the driver refuses (in the block too) becomes InvalidInput naming the forms."""
     try:
-        parsed = make_url(url)
+        parsed = postgres_with_psycopg(make_url(url))
         if parsed.get_backend_name() not in BACKENDS:
             raise InvalidInput(
                 f"Unsupported database {safe_url(url)}: scratchpad runs on SQLite and PostgreSQL. {URL_FORMS}"
@@ -28,6 +28,16 @@ def accepted(url: str | URL) -> Iterator[URL]:
     except (exc.ArgumentError, ValueError, exc.NoSuchModuleError, ImportError) as error:
         shown = safe_url(url) if isinstance(error, (exc.NoSuchModuleError, ImportError)) else "the database URL"
         raise InvalidInput(f"Cannot use {shown}: {error}. {URL_FORMS}") from None
+
+
+def postgres_with_psycopg(url: URL) -> URL:
+    """postgres:// and postgresql:// (as Heroku, Render, libpq and most hosts write them) mean PostgreSQL through
+    psycopg 3, the driver scratchpad installs; a URL naming its driver (postgresql+psycopg://) is kept."""
+    if url.drivername in ("postgres", "postgresql"):
+        return url.set(drivername="postgresql+psycopg")
+    if url.get_backend_name() == "postgres":  # postgres+psycopg://
+        return url.set(drivername=f"postgresql+{url.get_driver_name()}")
+    return url
 
 
 def safe_url(url: str | URL) -> str:

@@ -16,7 +16,7 @@ import json
 import re
 import subprocess
 import uuid
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import create_postgres_database, drop_postgres_database
-from tests.mcp.helpers import console_script, server_env
+from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 from tests.servers import Server, running
 
 CLI_TIMEOUT = 120.0  # seconds for one `scratchpad-mcp keys ...` command
@@ -68,6 +68,19 @@ class Key:
         head = f"spk_{self.id}_"
         assert self.secret.startswith(head), self.secret
         return self.secret.removeprefix(head)
+
+
+def command(*args: str, prefix: Sequence[str] = (), **env: str) -> subprocess.CompletedProcess[str]:
+    """Run `scratchpad-mcp ARGS...` (after `prefix`, e.g. setpriv) in a clean environment plus `env`; any exit."""
+    return subprocess.run(
+        [*prefix, console_script(), *args],
+        env={**server_env(), **env},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=START_TIMEOUT,
+        check=False,
+    )
 
 
 def cli(database: str, *args: str) -> subprocess.CompletedProcess[str]:

@@ -10,25 +10,18 @@ from pathlib import Path
 import pytest
 
 from scratchpad_adapters import open_store
-from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
+from tests.deploy.conftest import command as run
 
 pytestmark = pytest.mark.slow
 
 UNREACHABLE = "postgresql+psycopg://scratch:hunter2@127.0.0.1:1/nowhere"
 
 
-def run(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    full_env = server_env()
-    full_env.update(env)
-    return subprocess.run(
-        [console_script(), *args],
-        env=full_env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=START_TIMEOUT,
-        check=False,
-    )
+def failure(done: subprocess.CompletedProcess[str]) -> str:
+    """A command's last line on stderr: after the line naming its database, why it failed (one line)."""
+    lines = done.stderr.strip().splitlines()
+    assert lines, done
+    return lines[-1]
 
 
 def last_json_line(stderr: str) -> dict[str, object]:
@@ -67,8 +60,9 @@ def test_commands_report_an_unreachable_database_in_one_line() -> None:
         done = run("--database", UNREACHABLE, *command)
         assert done.returncode == 1, (command, done.stderr)
         assert "Traceback" not in done.stderr, command
-        assert done.stderr.startswith("scratchpad-mcp: cannot use the database"), (command, done.stderr)
-        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert done.stderr.startswith("scratchpad-mcp: database postgresql+psycopg://scratch:***@"), done.stderr
+        assert failure(done).startswith("scratchpad-mcp: cannot use the database"), (command, done.stderr)
+        assert len(done.stderr.strip().splitlines()) == 2, done.stderr  # the database, then why it failed
 
 
 def test_bad_database_urls_are_explained(tmp_path: Path) -> None:
@@ -94,7 +88,7 @@ def test_maintenance_commands_refuse_a_store_in_memory() -> None:
         done = run("--database", "memory://", *command)
         assert done.returncode == 1, (command, done.stderr)
         assert done.stdout == "" and "Traceback" not in done.stderr, done.stderr
-        assert done.stderr.startswith("scratchpad-mcp: memory:// is a store in one process's memory"), done.stderr
+        assert failure(done).startswith("scratchpad-mcp: memory:// is a store in one process's memory"), done.stderr
         assert "work on a SQLite or PostgreSQL database" in done.stderr
 
 
