@@ -117,15 +117,19 @@ class NotAdvanced:
     current_version: int  # as the file stands (0: it does not exist)
 
     @classmethod
-    def why(cls, record: FileRecord | None, head: Version, expected: int | None) -> NotAdvanced:
-        """The reason a file (None, or at version 0: absent) refused to take `head` (FileRepository.advance)."""
+    def of(cls, record: FileRecord | None, head: Version, expected: int | None) -> NotAdvanced | None:
+        """Whether a file as it stands (None, or at version 0: absent) takes `head` as its next version: None if
+        it does, else why not. The rule of FileRepository.advance, which each backend applies to its rows."""
         current = 0 if record is None else record.current_version
-        if current == 0 and expected in (None, 0):
+        if expected is None and current == 0:
             return cls("missing", 0)
+        if expected == 0 and record is None:
+            return cls("missing", 0)  # no row yet: lock_or_create makes one, from which the file starts
         if expected is not None and expected != current:
             return cls("conflict", current)
-        assert record is not None and record.sha256 == head.sha256, "a live file at the expected version advances"
-        return cls("unchanged", current)
+        if record is not None and current and record.sha256 == head.sha256:
+            return cls("unchanged", current)
+        return None
 
 
 Advance = Advanced | NotAdvanced

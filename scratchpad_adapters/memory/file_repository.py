@@ -41,17 +41,9 @@ class MemoryFileRepository:
 
     def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> Advance:
         row = self._tx.tables.files.find(agent_id, path)
-        if row is None:
-            return NotAdvanced.why(None, head, expected)
-        live = row.current_version > 0
-        if expected is None:
-            allowed = live
-        elif expected == 0:
-            allowed = not live  # a new row, or a tombstone
-        else:
-            allowed = live and row.current_version == expected
-        if not allowed or row.sha256 == head.sha256:
-            return NotAdvanced.why(_record(row), head, expected)
+        refusal = NotAdvanced.of(None if row is None else _record(row), head, expected)
+        if refusal is not None or row is None:
+            return refusal or NotAdvanced("missing", 0)
         moved = dataclasses.replace(
             row,
             current_version=next_number(abs(row.current_version)),  # a tombstone keeps its last number negated

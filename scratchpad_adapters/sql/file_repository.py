@@ -128,9 +128,14 @@ class SqlFileRepository:
             del params["expected"]
         statement = _ADVANCE if expected is None else _START if expected == 0 else _ADVANCE_FROM
         row = run(self._c, statement, params).first()
-        if row is not None:
-            return Advanced(row.id, row.current_version, created=expected == 0)
-        return NotAdvanced.why(self.lock(agent_id, path), head, expected)
+        if row is None:
+            # Refused, or another writer committed in between (READ COMMITTED): decide on the locked row.
+            refusal = NotAdvanced.of(self.lock(agent_id, path), head, expected)
+            if refusal is not None:
+                return refusal
+            row = run(self._c, statement, params).first()  # the row is locked now: this one decides
+            assert row is not None, "a locked row that may advance does"
+        return Advanced(row.id, row.current_version, created=expected == 0)
 
     def add_version(self, file_id: int, version: Version) -> None:
         run(self._c, _ADD_VERSION, {**vars(version), "file_id": file_id})

@@ -17,6 +17,7 @@ from .upserts import insert_ignore
 
 a = agents.c
 _GET = select(agents).where(a.agent_id == bindparam("agent_id"))
+_LOCK = _GET.with_for_update()
 
 
 @functools.cache
@@ -48,7 +49,12 @@ class SqlUsageRepository:
         run(self._c, insert_ignore(self._c, agents, ["agent_id"]), {"agent_id": agent_id, **dict.fromkeys(COUNTERS, 0)})
         if run(self._c, stmt, params).rowcount == 1:
             return None
-        usage = self.get(agent_id)
+        # Refused, or a concurrent change to the counters committed in between (READ COMMITTED): decide on
+        # the locked row, which no one else changes until this transaction ends.
+        usage = Usage(**run(self._c, _LOCK, {"agent_id": agent_id}).one())
         rule = quotas.breach(usage, delta, limits)
-        assert rule is not None, "the guarded update refuses only a change that passes a quota"
-        return Breach(rule, usage)
+        if rule is not None:
+            return Breach(rule, usage)
+        applied = run(self._c, stmt, params).rowcount
+        assert applied == 1, "a locked row within its quotas takes the change"
+        return None
