@@ -57,15 +57,15 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
         runner,
         agent_id_required=not keyed,
         token_verifier=KeyVerifier(backend.keys, metrics) if keyed else None,
-        auth=auth_settings(settings.public_url or settings.listen_url) if keyed else None,
+        auth=auth_settings(settings.listen_url) if keyed else None,
     )
 
 
-def auth_settings(public_url: str) -> AuthSettings:
-    """Bearer-token checks on /mcp; the keys are our own, so no OAuth issuer is involved."""
-    return AuthSettings.model_validate(
-        {"issuer_url": public_url, "resource_server_url": f"{public_url}/mcp", "validate_token_resource": False}
-    )
+def auth_settings(listen_url: str) -> AuthSettings:
+    """Bearer-token checks on /mcp. The keys are our own and no authorization server issues them, so no OAuth
+    metadata is advertised: without a resource_server_url the SDK serves no /.well-known/oauth-protected-resource
+    and names none in a 401. issuer_url is a field the SDK requires; with no OAuth provider it uses it nowhere."""
+    return AuthSettings.model_validate({"issuer_url": listen_url, "resource_server_url": None})
 
 
 def serve(settings: Settings) -> None:
@@ -77,8 +77,9 @@ def serve(settings: Settings) -> None:
             return
         from . import http  # starlette and uvicorn only when serving HTTP
 
+        public = f"; clients use {settings.public_url}/mcp" if settings.public_url else ""
         log.info(
-            "serving MCP on %s/mcp (auth: %s)", settings.listen_url, settings.auth,
+            "serving MCP on %s/mcp (auth: %s)%s", settings.listen_url, settings.auth, public,
             extra={"event": "listening", "host": settings.host, "port": settings.port},
         )  # fmt: skip
         http.serve(settings, http.build_app(settings, backend))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 import anyio
@@ -69,27 +70,64 @@ class KeyedCaller:
         return token.subject
 
 
-class UncheckedKeyLogger:
-    """Logs and counts the 401s the SDK gives before any key is checked: no Authorization header, or one that is
-    not `Bearer <key>` (KeyVerifier logs the keys it does check)."""
+KEYS_COMMAND = "uv run scratchpad-mcp keys create --agent NAME"
+REFUSED_BECAUSE = {
+    "missing": "This server needs an API key",
+    "malformed": "The Authorization header must be `Bearer <key>`",
+    None: "This API key was not accepted (it is unknown or revoked)",  # KeyVerifier checked it
+}
+
+
+def key_required(reason: str | None) -> str:
+    """What a 401 says: that a Bearer API key is required, and how an operator makes one."""
+    return (
+        f"{REFUSED_BECAUSE[reason]}: send Authorization: Bearer <key>, with a key an operator makes with "
+        f"`{KEYS_COMMAND}` (it prints the key once)."
+    )
+
+
+class KeyRequired:
+    """Every 401 on the way out says plainly, in its body and its WWW-Authenticate header, that a Bearer API key
+    is required and how to get one. No OAuth metadata goes with it: no authorization server issues these keys,
+    and a client sent to one would start an OAuth flow that cannot succeed. The 401s the SDK gives before any
+    key is checked (no Authorization header, or one that is not `Bearer <key>`) are also logged and counted;
+    KeyVerifier logs the keys it checks."""
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
         self._metrics = metrics
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        reason = unchecked_reason(scope)
-        if reason is None:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        reason = unchecked_reason(scope)
+        replaced = False
 
-        async def watch(message: Message) -> None:
+        async def reply(message: Message) -> None:
+            nonlocal replaced
             if message["type"] == "http.response.start" and message["status"] == 401:
-                self._metrics.auth_failure(reason)
-                log.warning("auth failure: %s key", reason, extra={"event": "auth_failure", "reason": reason})
-            await send(message)
+                replaced = True
+                if reason is not None:
+                    self._metrics.auth_failure(reason)
+                    log.warning("auth failure: %s key", reason, extra={"event": "auth_failure", "reason": reason})
+                await send_key_required(send, key_required(reason))
+            elif not replaced:  # the SDK's own 401 body (an OAuth error) is dropped
+                await send(message)
 
-        await self.app(scope, receive, watch)
+        await self.app(scope, receive, reply)
+
+
+async def send_key_required(send: Send, message: str) -> None:
+    body = json.dumps({"error": "invalid_token", "error_description": message}).encode()
+    challenge = f'Bearer realm="scratchpad", error="invalid_token", error_description="{message}"'
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        (b"www-authenticate", challenge.encode()),
+    ]
+    await send({"type": "http.response.start", "status": 401, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 def unchecked_reason(scope: Scope) -> str | None:

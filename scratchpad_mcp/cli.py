@@ -18,6 +18,7 @@ from scratchpad_core.errors import ScratchpadError
 
 from . import admin, app, databases, keys_cli
 from .databases import Database
+from .server import package_version
 from .server_logging import configure_logging
 from .settings import Settings, SettingsError
 
@@ -50,6 +51,7 @@ def parser() -> argparse.ArgumentParser:
         description="Versioned, token-efficient storage for AI agents over MCP. With no command: serve "
         "(stdio, or streamable HTTP with MCP_TRANSPORT=http). Settings come from SCRATCHPAD_* variables.",
     )
+    root.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     root.add_argument(
         "--database", metavar="URL", help="SQLAlchemy URL; overrides SCRATCHPAD_DATABASE_URL and SCRATCHPAD_DB_PATH"
     )

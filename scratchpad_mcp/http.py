@@ -7,16 +7,18 @@ from collections.abc import AsyncIterator
 
 import anyio
 import uvicorn
+from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scratchpad_adapters.factory import Backend
 
 from .app import http_server, uses_keys
-from .auth import UncheckedKeyLogger
+from .auth import KeyRequired
 from .metrics import Metrics
 from .settings import Settings
 
@@ -48,6 +50,7 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         host=settings.host,
         max_request_body_size=max_body_bytes(settings),
     )
+    without_event_stream(mcp_app)
 
     async def health(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -70,9 +73,38 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         Route("/health", health, methods=["GET"]),
         Route("/ready", ready, methods=["GET"]),
         Route("/metrics", prometheus, methods=["GET"]),
-        Mount("/", app=UncheckedKeyLogger(mcp_app, metrics) if uses_keys(settings) else mcp_app),
+        Mount("/", app=KeyRequired(mcp_app, metrics) if uses_keys(settings) else mcp_app),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+class NoEventStream:
+    """GET /mcp asks for the stream of messages a server sends unprompted. A stateless server has none to send,
+    so it answers 405 with the methods it takes, as the spec allows a server without one, instead of holding
+    open a stream that never carries anything."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "GET":
+            error = {"code": -32000, "message": "Method Not Allowed: this stateless server has no event stream; POST"}
+            body = {"jsonrpc": "2.0", "id": None, "error": error}
+            await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+def without_event_stream(mcp_app: Starlette) -> None:
+    """Put NoEventStream behind the SDK's key check on /mcp (a GET without a valid key still gets the 401)."""
+    for route in mcp_app.routes:
+        if isinstance(route, Route) and route.path == "/mcp":
+            if isinstance(route.app, RequireAuthMiddleware):
+                route.app.app = NoEventStream(route.app.app)
+            else:
+                route.app = NoEventStream(route.app)
+            return
+    raise RuntimeError("the MCP SDK's app has no /mcp route to answer GET on")
 
 
 def serve(settings: Settings, app: Starlette) -> None:

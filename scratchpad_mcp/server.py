@@ -3,6 +3,7 @@ MCPServer with lean schemas, and with its refusals before a tool runs told and l
 
 from __future__ import annotations
 
+import importlib.metadata
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -42,12 +43,21 @@ def build_server(
         runner,
         bounds=tool_bounds(store.limits),
         instructions=INSTRUCTIONS,
+        version=package_version(),
         log_level="WARNING",
         token_verifier=token_verifier,
         auth=auth,
     )
     register_tools(mcp, store, agent_id_required=agent_id_required)
     return mcp
+
+
+def package_version() -> str:
+    """The installed scratchpad-mcp's version (serverInfo.version); a tree run without installing has none."""
+    try:
+        return importlib.metadata.version("scratchpad-mcp")
+    except importlib.metadata.PackageNotFoundError:
+        return "0+unknown"
 
 
 def invalid_arguments(tool: str, error: ValidationError) -> str:

@@ -93,8 +93,7 @@ class Settings(Variables):
     )
     public_url: Annotated[str, BeforeValidator(values.public_url)] = variable(
         "SCRATCHPAD_PUBLIC_URL",
-        "the URL clients use (announced in the OAuth resource metadata)",
-        shown="`http://HOST:PORT`",
+        "the URL clients use, behind a proxy (named in the start-up log)",
     )
     allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.comma_list)] = variable(
         "SCRATCHPAD_ALLOWED_HOSTS",
