@@ -42,6 +42,7 @@ class Chunk:
 Opcode = tuple[str, int, int, int, int]
 
 ALL_CONTEXT = -1
+DEFAULT_CONTEXT = 3  # unchanged lines kept around each change unless a reader asks otherwise
 _NO_EOL = "\\ No newline at end of file\n"
 _HUNK = re.compile(r"@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _AUTOJUNK_ABOVE = 2000
@@ -94,7 +95,7 @@ def check_context(context: int) -> int:
     return context
 
 
-def diff_chunks(old: str, new: str, context: int = 3) -> list[Chunk]:
+def diff_chunks(old: str, new: str, context: int = DEFAULT_CONTEXT) -> list[Chunk]:
     """Chunks that turn `old` into `new`; unchanged runs longer than the context become skips."""
     check_context(context)
     a, b = old.split("\n"), new.split("\n")
@@ -159,7 +160,9 @@ def _chunk_from_json(item: Mapping[str, Any]) -> Chunk:
     return Chunk(op, lines)
 
 
-def unified_diff(old: str, new: str, context: int = 3, *, old_name: str = "a", new_name: str = "b") -> str:
+def unified_diff(
+    old: str, new: str, context: int = DEFAULT_CONTEXT, *, old_name: str = "a", new_name: str = "b"
+) -> str:
     """A standard unified diff ('' when the texts are equal) that `patch` applies exactly."""
     a, b = split_keepends(old), split_keepends(new)
     if a == b:

@@ -3,15 +3,23 @@
 # No `from __future__ import annotations` here: the SDK reads these annotations at run time,
 # and the argument types below are chosen per server (agent_id is optional with API keys).
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from scratchpad_core import results as r
-from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_LIST_LIMIT, MAX_SEARCH_RESULTS, SUMMARY_THRESHOLD_CHARS
+from scratchpad_core.bounds import (
+    DEFAULT_SEARCH_RESULTS,
+    LOG_PAGE_SIZE,
+    MAX_LIST_LIMIT,
+    MAX_SEARCH_RESULTS,
+    SUMMARY_THRESHOLD_CHARS,
+)
+from scratchpad_core.diffing import DEFAULT_CONTEXT
 from scratchpad_core.limits import Limits, byte_size
 from scratchpad_core.service import Scratchpad
+from scratchpad_core.usecases.reads import DEFAULT_FORMAT, DiffFormat
 
 from .calls import UseCase
 
@@ -72,10 +80,11 @@ def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_requi
         path: PathArg,
         since_version: Annotated[int | None, Field(description="Version you hold: get only the changes.")] = None,
         format: Annotated[
-            Literal["chunks", "unified", "compact"],
-            Field(description="Diff as chunks, unified text or compact {{at,remove,add}} hunks."),
-        ] = "chunks",
-        context: Annotated[int, Field(description="Unchanged lines around changes (not compact); -1: all.")] = 3,
+            DiffFormat, Field(description="Diff as chunks, unified text or compact {{at,remove,add}} hunks.")
+        ] = DEFAULT_FORMAT,
+        context: Annotated[
+            int, Field(description="Unchanged lines around changes (not compact); -1: all.")
+        ] = DEFAULT_CONTEXT,
         version: Annotated[int | None, Field(description="An older retained version; omit: current.")] = None,
         start_line: Annotated[int | None, Field(description="First line of a slice (1-based, default 1).")] = None,
         max_lines: Annotated[int | None, Field(description="Lines in the slice; omit: to the end.")] = None,
@@ -147,7 +156,9 @@ def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_requi
         agent_id: AgentArg,
         query: Annotated[str, Field(description="Text, or a regex with regex=true.")],
         prefix: PrefixArg = None,
-        max_results: Annotated[int, Field(description="At most this many lines, 1-{max_results}.")] = 20,
+        max_results: Annotated[
+            int, Field(description="At most this many lines, 1-{max_results}.")
+        ] = DEFAULT_SEARCH_RESULTS,
         regex: Annotated[bool, Field(description="query is a regular expression.")] = False,
         case_sensitive: Annotated[bool, Field(description="Match case exactly.")] = False,
     ) -> UseCase[r.SearchResult]:

@@ -12,6 +12,7 @@ from typing import Any
 from scratchpad_core import quotas
 from scratchpad_core.errors import InvalidInput, ScratchpadError
 from scratchpad_core.limits import Limits, storable_size, utf8_len
+from scratchpad_core.model import COUNTERS
 from scratchpad_core.numbering import MAX_SEQUENCE
 from scratchpad_core.paths import check_agent_id, check_path
 
@@ -96,8 +97,7 @@ class AgentOrder:
     files: dict[str, Numbering] = field(default_factory=dict)
     logs: dict[str, Numbering] = field(default_factory=dict)
     summarized: set[str] = field(default_factory=set)
-    entries: int = 0
-    bytes: int = 0
+    totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))  # the agent's counters so far
 
     def check(self, kind: str, record: dict[str, Any], line: int) -> None:
         path = str(record.get("path"))
@@ -141,14 +141,13 @@ class AgentOrder:
             raise refused(line, f"the {kind} holds {size:,} bytes, over this server's limit of {most:,}.")
         if kind == "version" and numbering.count > limits.max_versions:
             raise refused(line, f"the file keeps more than this server's {limits.max_versions} versions.")
-        self.entries += kind == "entry"
-        self.bytes += size
+        self.totals["log_entries"] += kind == "entry"
+        self.totals["bytes"] += size
         self._within_quotas(line, files=len(self.files))
 
     def _within_quotas(self, line: int, files: int) -> None:
         """The agent's totals so far against the server's quotas (scratchpad_core.quotas, as every write)."""
-        totals = {"files": files, "log_entries": self.entries, "bytes": self.bytes}
-        passed = quotas.first_passed(totals, self.limits)
+        passed = quotas.first_passed({**self.totals, "files": files}, self.limits)
         if passed is not None:
             quota = passed.quota(self.limits)
             raise refused(line, f"the agent has more than its quota of {quota:,} {passed.unit} on this server.")

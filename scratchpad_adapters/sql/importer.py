@@ -15,7 +15,7 @@ from sqlalchemy import Connection, Engine, delete, insert, select, true, update
 
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits, utf8_len
-from scratchpad_core.model import sha256_hex
+from scratchpad_core.model import COUNTERS, sha256_hex
 from scratchpad_core.text import count_lines
 
 from .exporter import BATCH, FORMAT, FORMAT_VERSION, PLURAL, Counts, Progress, Ticker
@@ -36,8 +36,8 @@ class _AgentLoader:
                     "Nothing was imported; pass --replace to overwrite that agent's data."
                 )
             _delete_agent(connection, self.agent_id)
-        self.counters = {"operations": record.get("operations", 0), "bytes_saved": record.get("bytes_saved", 0)}
-        self.totals = {"files": 0, "logs": 0, "log_entries": 0, "bytes": 0}
+        # The agent's counters (model.COUNTERS): its operations and bytes saved as exported, the rest counted here.
+        self.totals = {name: record.get(name, 0) if name in ("operations", "bytes_saved") else 0 for name in COUNTERS}
         # Ids of the rows made for each path; each file's current version (number, then bytes and hash) and
         # each log's entry count and bytes, kept while loading so that finish() needs no query to find them.
         # AgentOrder has checked that every record refers to a path defined before it.
@@ -93,7 +93,7 @@ class _AgentLoader:
         for path, log_id in self.log_ids.items():
             count, size = self.log_totals[path]
             self.c.execute(update(logs).where(logs.c.id == log_id).values(entries=count, bytes=size))
-        self.c.execute(insert(agents).values(agent_id=self.agent_id, **self.counters, **self.totals))
+        self.c.execute(insert(agents).values(agent_id=self.agent_id, **self.totals))
 
     def _insert_head(self, table: Any, path: str, r: dict[str, Any], head: dict[str, Any]) -> int:
         values = {"agent_id": self.agent_id, "path": path, "created_at": r["created_at"], "updated_at": r["updated_at"]}

@@ -20,6 +20,9 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from scratchpad_core.keys import MAX_LABEL_CHARS
+from scratchpad_core.paths import MAX_AGENT_ID_CHARS, MAX_PATH_CHARS
+
 NAMING = {
     "ix": "ix_%(column_0_label)s",
     "uq": "uq_%(table_name)s_%(column_0_name)s",
@@ -30,8 +33,8 @@ NAMING = {
 
 metadata = MetaData(naming_convention=NAMING)
 
-AgentId = String(128)
-Path = String(255).with_variant(String(255, collation="C"), "postgresql")
+AgentId = String(MAX_AGENT_ID_CHARS)
+Path = String(MAX_PATH_CHARS).with_variant(String(MAX_PATH_CHARS, collation="C"), "postgresql")
 Id = BigInteger().with_variant(Integer(), "sqlite")  # SQLite auto-increments only INTEGER PRIMARY KEY
 Millis = BigInteger
 
@@ -125,7 +128,7 @@ api_keys = Table(
     Column("id", String(32), primary_key=True),
     Column("agent_id", AgentId, nullable=False),
     Column("key_hash", String(64), nullable=False, unique=True),
-    Column("label", String(200), nullable=False),
+    Column("label", String(MAX_LABEL_CHARS), nullable=False),
     Column("read_only", Boolean, nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("last_used_at", Millis, nullable=True),

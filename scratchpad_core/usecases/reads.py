@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Literal
+from typing import Literal, get_args
 
 from .. import diffing, hunks
 from ..bounds import MAX_LIST_LIMIT, check_range
@@ -17,8 +17,9 @@ from ..results import FileInfo, FileListing, ReadResult, VersionList
 from ..text import split_keepends
 from .base import UseCaseBase, checked, require_file
 
-DiffFormat = Literal["chunks", "unified", "compact"]
-DIFF_FORMATS: tuple[DiffFormat, ...] = ("chunks", "unified", "compact")
+DiffFormat = Literal["chunks", "unified", "compact"]  # the first is the default, the original's
+DIFF_FORMATS: tuple[DiffFormat, ...] = get_args(DiffFormat)
+DEFAULT_FORMAT: DiffFormat = DIFF_FORMATS[0]
 
 
 class FileReads(UseCaseBase):
@@ -28,8 +29,8 @@ class FileReads(UseCaseBase):
         path: str,
         since_version: int | None = None,
         *,
-        context: int = 3,
-        format: DiffFormat = "chunks",
+        context: int = diffing.DEFAULT_CONTEXT,
+        format: DiffFormat = DEFAULT_FORMAT,
         version: int | None = None,
         start_line: int | None = None,
         max_lines: int | None = None,

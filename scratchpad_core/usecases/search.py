@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ..bounds import MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
+from ..bounds import DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
 from ..errors import InvalidInput
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
@@ -24,7 +24,7 @@ class Search(UseCaseBase):
         query: str,
         prefix: str | None = None,
         *,
-        max_results: int = 20,
+        max_results: int = DEFAULT_SEARCH_RESULTS,
         regex: bool = False,
         case_sensitive: bool = False,
     ) -> SearchResult:

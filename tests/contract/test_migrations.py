@@ -14,6 +14,8 @@ from scratchpad_adapters import open_store
 from scratchpad_adapters.sql import migrate
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.tables import metadata
+from scratchpad_core.keys import MAX_LABEL_CHARS
+from scratchpad_core.paths import MAX_AGENT_ID_CHARS, MAX_PATH_CHARS
 from tests.conftest import FakeSummarizer
 
 CORE_TABLES = {"agents", "files", "file_versions", "logs", "log_entries", "summaries"}
@@ -119,3 +121,17 @@ def test_downgrading_below_tombstones_removes_them(empty_url: str, engine: Engin
     with open_store(empty_url, summarizer=FakeSummarizer()) as store:
         assert store.write_file("a", "gone.md", "again").version == 1  # forgotten with the tombstone
         assert store.read_file("a", "kept.md").content == "y"
+
+
+def test_the_migrated_widths_are_the_core_rules(engine: Engine) -> None:
+    """Path, agent id and key label widths come from the core's rules; changing one needs a migration."""
+    migrate.upgrade(engine)
+    columns = {
+        (table, c["name"]): c["type"]
+        for table in ("files", "logs", "api_keys")
+        for c in inspect(engine).get_columns(table)
+    }
+    assert columns[("files", "path")].length == MAX_PATH_CHARS  # type: ignore[attr-defined]
+    assert columns[("logs", "path")].length == MAX_PATH_CHARS  # type: ignore[attr-defined]
+    assert columns[("files", "agent_id")].length == MAX_AGENT_ID_CHARS  # type: ignore[attr-defined]
+    assert columns[("api_keys", "label")].length == MAX_LABEL_CHARS  # type: ignore[attr-defined]
