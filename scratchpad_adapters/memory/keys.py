@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable
 
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
+from scratchpad_core.rates import TokenBucket
 
 from .database import MemoryDatabase
 
@@ -45,16 +46,15 @@ class MemoryRateLimiter:
 
     def __init__(self, database: MemoryDatabase, per_second: float, burst: int, clock: Callable[[], int]) -> None:
         self._database = database
-        self._per_ms = per_second / 1000
-        self._burst = float(burst)
+        self._bucket = TokenBucket(per_second, burst)
         self._clock = clock
 
     def acquire(self, agent_id: str) -> float:
         now = self._clock()
         with self._database.side_lock:
-            tokens, updated_at = self._database.buckets.get(agent_id, (self._burst, now))
-            available = min(self._burst, tokens + max(0, now - updated_at) * self._per_ms)
+            tokens, updated_at = self._database.buckets.get(agent_id, (float(self._bucket.burst), now))
+            available = self._bucket.refilled(tokens, updated_at, now)
             if available < 1:
-                return max(0.001, (1 - available) / self._per_ms / 1000)
+                return self._bucket.wait_seconds(available)
             self._database.buckets[agent_id] = (available - 1, max(updated_at, now))
             return 0.0

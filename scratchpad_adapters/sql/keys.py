@@ -7,6 +7,7 @@ from collections.abc import Callable
 from sqlalchemy import Engine, case, insert, literal, select, update
 
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
+from scratchpad_core.rates import TokenBucket
 
 from .engine import relaxed_durability, snapshot
 from .errors import classified
@@ -56,15 +57,16 @@ class SqlRateLimiter:
 
     def __init__(self, engine: Engine, per_second: float, burst: int, clock: Callable[[], int]) -> None:
         self._engine = engine
-        self._per_ms = per_second / 1000
+        self._bucket = TokenBucket(per_second, burst)
         self._burst = float(burst)
         self._clock = clock
 
     def acquire(self, agent_id: str) -> float:
         now = self._clock()
         t = rate_limits.c
+        # TokenBucket.refilled, as SQL: min(burst, tokens + max(0, now - updated_at) * per_ms)
         elapsed = case((t.updated_at < now, literal(now) - t.updated_at), else_=0)
-        refilled = t.tokens + elapsed * self._per_ms
+        refilled = t.tokens + elapsed * self._bucket.per_ms
         available = case((refilled > self._burst, self._burst), else_=refilled)
         take = (
             update(rate_limits)
@@ -82,4 +84,4 @@ class SqlRateLimiter:
             if c.execute(take).first() is not None:
                 return 0.0
             left = c.execute(select(available).where(t.agent_id == agent_id)).scalar_one()
-        return max(0.001, (1 - float(left)) / self._per_ms / 1000)
+        return self._bucket.wait_seconds(float(left))
