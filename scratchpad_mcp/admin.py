@@ -50,13 +50,18 @@ def opened_engine(settings: Settings) -> Iterator[Engine]:
     backend = open_configured(settings, upgrade=False)
     try:
         if not isinstance(backend, SqlBackend):
-            raise InvalidInput(
-                f"{safe_url(settings.database_url)} is a store in one process's memory, gone when it ends: `db`, "
-                "`export` and `import` work on a SQLite or PostgreSQL database; pass its URL with --database."
-            )
+            raise in_memory(settings.database_url, "`db`, `export` and `import` work")
         yield backend.engine
     finally:
         backend.close()
+
+
+def in_memory(url: str, commands: str) -> InvalidInput:
+    """The refusal of a command whose work would vanish with its process."""
+    return InvalidInput(
+        f"{safe_url(url)} is a store in one process's memory, gone when it ends: {commands} on a SQLite or "
+        "PostgreSQL database; pass its URL with --database."
+    )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

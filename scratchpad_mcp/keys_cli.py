@@ -6,9 +6,10 @@ import argparse
 import datetime
 import sys
 
+from scratchpad_adapters.memory import is_memory_url
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
 
-from .admin import require_existing
+from .admin import in_memory, require_existing
 from .app import open_configured
 from .settings import Settings
 
@@ -31,6 +32,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    if is_memory_url(settings.database_url):  # a key made there would be gone before anyone could use it
+        raise in_memory(settings.database_url, "keys work")
     if args.keys_command != "create":  # listing or revoking keys of a database that is not there is a typo
         require_existing(settings.database_url)
     backend = open_configured(settings)

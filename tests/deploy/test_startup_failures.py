@@ -84,7 +84,7 @@ def test_bad_database_urls_are_explained(tmp_path: Path) -> None:
 
 
 def test_maintenance_commands_refuse_a_store_in_memory() -> None:
-    for command in (("db", "current"), ("db", "upgrade"), ("export",)):
+    for command in (("db", "current"), ("db", "upgrade"), ("export",), ("keys", "create", "--agent", "a")):
         done = run("--database", "memory://", *command)
         assert done.returncode == 1, (command, done.stderr)
         assert done.stdout == "" and "Traceback" not in done.stderr, done.stderr
