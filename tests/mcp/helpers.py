@@ -70,12 +70,12 @@ def console_script() -> str:
 
 
 def server_env(*, drop: tuple[str, ...] = (), **values: str) -> dict[str, str]:
-    """This process's environment with the scratchpad and Anthropic variables cleared, then `values` set."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_")) and k not in ("MCP_TRANSPORT", "PORT") and k not in drop
-    }
+    """This process's environment with the scratchpad and Anthropic variables cleared, then `values` set.
+
+    PYTHONDONTWRITEBYTECODE goes too: the first process the tests start caches the bytecode of what it
+    imports, so the many after it start without compiling it again (nothing else depends on it)."""
+    cleared = ("MCP_TRANSPORT", "PORT", "PYTHONDONTWRITEBYTECODE", *drop)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_")) and k not in cleared}
     env.update(values)
     return env
 
