@@ -44,6 +44,8 @@ class ReadResult:
     start_line: int | None = None
     end_line: int | None = None
     total_lines: int | None = None
+    truncated: bool | None = None  # a full read past its bound: the first lines that fit, total_lines and
+    next_start_line: int | None = None  # the start_line to read on from
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,10 @@ def open_configured(settings: Settings, *, upgrade: bool = True) -> Backend:
     return open_backend(settings.database_url, limits=settings.limits, summarizer=summarizer, upgrade=upgrade)
 
 
-def stdio_server(backend: Backend) -> ScratchpadServer:
+def stdio_server(settings: Settings, backend: Backend) -> ScratchpadServer:
     """One local client: agent_id taken at its word, calls run inline, one log line each."""
-    return build_server(backend.store, CallRunner(TrustedCaller(), [CallLogger()], inline=True))
+    runner = CallRunner(TrustedCaller(), [CallLogger()], inline=True)
+    return build_server(backend.store, runner, max_read_bytes=settings.max_read_bytes or None)
 
 
 def uses_keys(settings: Settings) -> bool:
@@ -58,6 +59,7 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
         agent_id_required=not keyed,
         token_verifier=KeyVerifier(backend.keys, metrics) if keyed else None,
         auth=auth_settings(settings.listen_url) if keyed else None,
+        max_read_bytes=settings.max_read_bytes or None,
     )
 
 
@@ -73,7 +75,7 @@ def serve(settings: Settings) -> None:
     backend = open_configured(settings)
     try:
         if settings.transport == "stdio":
-            stdio_server(backend).run()
+            stdio_server(settings, backend).run()
             return
         from . import http  # starlette and uvicorn only when serving HTTP
 

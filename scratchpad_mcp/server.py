@@ -33,8 +33,10 @@ def build_server(
     agent_id_required: bool = True,
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
+    max_read_bytes: int | None = None,
 ) -> ScratchpadServer:
-    """The MCP server; with a token verifier, callers need a key and agent_id becomes optional.
+    """The MCP server; with a token verifier, callers need a key and agent_id becomes optional; max_read_bytes
+    bounds a full read_file's content (None: no bound).
 
     Each call hands its use case to the runner, which runs it inline (stdio: one client, and SQLite
     serializes writers anyway) or on a worker thread (HTTP: many clients at once).
@@ -48,7 +50,7 @@ def build_server(
         token_verifier=token_verifier,
         auth=auth,
     )
-    register_tools(mcp, store, agent_id_required=agent_id_required)
+    register_tools(mcp, store, agent_id_required=agent_id_required, max_read_bytes=max_read_bytes)
     return mcp
 
 

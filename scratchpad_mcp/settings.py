@@ -75,6 +75,15 @@ class Settings(Variables):
         validate_default=True,
     )
     limits: Limits = Field(default_factory=Limits)  # the variables of LimitVariables
+    max_read_bytes: Count = variable(
+        "SCRATCHPAD_MAX_READ_BYTES",
+        "largest content a full `read_file` returns; past it, the first lines that fit, with `truncated: true`, "
+        "`total_lines` and `next_start_line` (for clients that cap a tool result, see [Claude Code](#claude-code))",
+        0,
+        ge=0,
+        shown="0 (off)",
+        out_of_range="use 0 (off) or a number of bytes",
+    )
     anthropic_api_key: SecretStr = variable("ANTHROPIC_API_KEY", "needed by `summarize_file` only", SecretStr(""))
     anthropic_base_url: str | None = variable(
         "ANTHROPIC_BASE_URL", "as in the anthropic SDK", None, shown="SDK default"

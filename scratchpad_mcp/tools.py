@@ -54,12 +54,15 @@ def agent_argument(required: bool) -> Any:
     return Annotated[str | None, Field(default=None, description="Not needed: your key names it.")]
 
 
-def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_required: bool = True) -> None:
+def register_tools(
+    mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_required: bool = True, max_read_bytes: int | None = None
+) -> None:
     """The tools, on `mcp`: each takes its arguments and returns the use case to run for the calling agent.
 
     The server runs it (ScratchpadServer.tool): who calls, read-only or not (from the annotations), and the
     payload's size (the arguments named in `payload`). Docstrings are the descriptions a model reads, with
-    {bounds} filled in from the live limits.
+    {bounds} filled in from the live limits. max_read_bytes bounds a full read_file (None: no bound); the reply
+    past it says truncated and where to go on, so the description need not.
     """
     AgentArg = agent_argument(agent_id_required)
 
@@ -93,7 +96,7 @@ def register_tools(mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_requi
         format=compact)."""
         return lambda a: store.read_file(
             a, path, since_version, context=context, format=format, version=version,
-            start_line=start_line, max_lines=max_lines,
+            start_line=start_line, max_lines=max_lines, max_bytes=max_read_bytes,
         )  # fmt: skip
 
     @mcp.tool(annotations=KEEP, payload=("old_str", "new_str"))

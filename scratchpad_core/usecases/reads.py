@@ -34,8 +34,14 @@ class FileReads(UseCaseBase):
         version: int | None = None,
         start_line: int | None = None,
         max_lines: int | None = None,
+        max_bytes: int | None = None,
     ) -> ReadResult:
-        """The current content, a diff since a version, a retained version, or a slice of lines."""
+        """The current content, a diff since a version, a retained version, or a slice of lines.
+
+        max_bytes bounds a full read (no diff, no slice) for a client that caps a tool result: past it, the
+        reply holds the first whole lines within it (UTF-8 bytes), with truncated, total_lines and the
+        next_start_line to read the rest from in slices. None (the default) returns every line.
+        """
         agent_id, path = checked(agent_id, path)
         sliced = start_line is not None or max_lines is not None
         if since_version is not None and (version is not None or sliced):
@@ -53,13 +59,15 @@ class FileReads(UseCaseBase):
             raise InvalidInput("Invalid start_line: lines are numbered from 1.")
         if max_lines is not None and max_lines < 1:
             raise InvalidInput("Invalid max_lines: it must be at least 1.")
+        if max_bytes is not None and max_bytes < 1:
+            raise InvalidInput("Invalid max_bytes: use None (no bound) or at least 1.")
 
         def work(uow: UnitOfWork) -> ReadResult:
             record = require_file(uow.files.get(agent_id, path), path)
             if since_version is not None:
                 result, saved = _diff(uow, record, since_version, context, format)
             else:
-                result, saved = _content(uow, record, version, start_line, max_lines)
+                result, saved = _content(uow, record, version, start_line, max_lines, max_bytes)
             self._count(uow, agent_id, UsageDelta(bytes_saved=max(0, saved)))
             return result
 
@@ -144,13 +152,20 @@ def _json(value: object) -> str:
 
 
 def _content(
-    uow: UnitOfWork, record: FileRecord, version: int | None, start_line: int | None, max_lines: int | None
+    uow: UnitOfWork,
+    record: FileRecord,
+    version: int | None,
+    start_line: int | None,
+    max_lines: int | None,
+    max_bytes: int | None,
 ) -> tuple[ReadResult, int]:
     path, current = record.path, record.current_version
     if version is not None and not 1 <= version <= current:
         raise InvalidInput(f"Invalid version {version}: {path} is at version {current}; use 1 to {current}.")
     target = _version(uow, record, version or current, required=version is None)
     if start_line is None and max_lines is None:
+        if max_bytes is not None and target.bytes > max_bytes:
+            return _first_lines(record, version, target, max_bytes)
         return ReadResult(path=path, current_version=current, content=target.content, version=version), 0
     lines = split_keepends(target.content)
     start = start_line or 1
@@ -168,6 +183,26 @@ def _content(
         total_lines=len(lines),
     )
     return result, target.bytes - utf8_len(text)
+
+
+def _first_lines(record: FileRecord, version: int | None, target: Version, max_bytes: int) -> tuple[ReadResult, int]:
+    """A full read past max_bytes: the first whole lines within it, and the line to go on from."""
+    lines = split_keepends(target.content)
+    kept = size = 0
+    for line in lines:
+        if size + utf8_len(line) > max_bytes:
+            break
+        kept, size = kept + 1, size + utf8_len(line)
+    result = ReadResult(
+        path=record.path,
+        current_version=record.current_version,
+        content="".join(lines[:kept]),
+        version=version,
+        total_lines=len(lines),
+        truncated=True,
+        next_start_line=kept + 1,
+    )
+    return result, target.bytes - size
 
 
 def _version(uow: UnitOfWork, record: FileRecord, number: int, required: bool = True) -> Version:
