@@ -7,7 +7,7 @@ agent's most recently deleted file paths, and as many log paths, are remembered 
 REMEMBERED_DELETIONS by default); older ones are forgotten (quotas count live files only, so remembering
 every path ever deleted would let an agent grow the store without bound). Storage adapters keep the
 numbers however they like (the SQL adapter stores a deleted path's last number negated); `next_number`
-and `moved_number` are the rules they implement.
+and `move_shift` are the rules they implement.
 
 A file moved to another path (rename_file, rename_prefix) takes the numbering of its new path: where that path
 remembers a last number N (a file deleted there), each moved version v becomes N + v, so that no number at the
@@ -29,9 +29,11 @@ def next_number(last: int) -> int:
     return last + 1
 
 
-def moved_number(number: int, remembered: int) -> int:
-    """What version `number` of a moved file is called at a path that remembers `remembered` (0: none)."""
-    return remembered + number
+def move_shift(remembered: int, oldest: int) -> int:
+    """What a moved file's version numbers gain at a path that remembers `remembered` (0: none), the oldest
+    retained version being `oldest`: there they carry on from remembered + 1, so no number names two contents,
+    and a file moved back and forth grows by its retained versions only, not by its whole numbering."""
+    return 0 if remembered == 0 else remembered + 1 - oldest
 
 
 def check_expected(expected_version: int | None) -> None:

@@ -63,9 +63,9 @@ class FileRepository(Protocol):
         lock_or_create returned at version 0: new, or a deleted path's), which takes the file's head; the
         source row is left as a deleted path. Returns each file's current version at its destination.
 
-        Numbers follow `numbering.moved_number`: a destination that remembers a last number N takes the
-        versions (and the summary) renumbered v -> N + v; a fresh one keeps them. The source path remembers
-        the file's last number, as after `delete`. Deleted paths beyond the `remember` most recent are
+        Numbers follow `numbering.move_shift`: at a destination that remembers a last number N the retained
+        versions (and the summary) carry on from N + 1 (oldest retained -> N + 1); a fresh one keeps them.
+        The source path remembers the file's last number, as after `delete`. Deleted paths beyond the `remember` most recent are
         forgotten once, after every move (a destination is never forgotten before its move).
         """
 

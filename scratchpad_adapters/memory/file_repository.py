@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Iterator, Sequence
 
 from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
-from scratchpad_core.numbering import moved_number, next_number
+from scratchpad_core.numbering import move_shift, next_number
 
 from .database import Tables, Transaction
 
@@ -106,15 +106,16 @@ class MemoryFileRepository:
         numbers = []
         for from_id, to_id in moves:
             source, target = t.files[from_id], t.files[to_id]
-            shift = -target.current_version  # 0, or the number a deleted path remembers
+            kept_versions = t.versions.pop(from_id, {})
+            oldest = min(kept_versions, default=source.current_version)
+            shift = move_shift(-target.current_version, oldest)  # a deleted path remembers minus its number
             t.versions[to_id] = {
-                moved_number(n, shift): dataclasses.replace(kept, version=moved_number(n, shift))
-                for n, kept in t.versions.pop(from_id, {}).items()
+                n + shift: dataclasses.replace(kept, version=n + shift) for n, kept in kept_versions.items()
             }
             summary = t.summaries.pop(from_id, None)
             if summary is not None:
-                t.summaries[to_id] = dataclasses.replace(summary, version=moved_number(summary.version, shift))
-            number = moved_number(source.current_version, shift)
+                t.summaries[to_id] = dataclasses.replace(summary, version=summary.version + shift)
+            number = source.current_version + shift
             t.files[to_id] = dataclasses.replace(
                 source, id=to_id, path=target.path, current_version=number, updated_at=now
             )

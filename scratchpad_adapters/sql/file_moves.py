@@ -1,7 +1,7 @@
 """Moving a file's versions, summary and head onto its destination's row (FileRepository.move).
 
 The versions and the summary change rows to the destination's id, shifted by the number the destination
-remembers (numbering.moved_number: minus a tombstone's current_version; 0 for a new row). The destination
+remembers (numbering.move_shift; a tombstone's number is minus its current_version; 0 for a new row). The destination
 has no versions and no summary (they were deleted with its file), so no key can collide.
 """
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, Integer, bindparam, select, update
+from sqlalchemy import Connection, Integer, bindparam, func, select, update
 
-from scratchpad_core.numbering import moved_number
+from scratchpad_core.numbering import move_shift
 
 from .execution import run
 from .tables import file_versions, files, summaries
@@ -19,6 +19,7 @@ from .tables import file_versions, files, summaries
 f, v, s = files.c, file_versions.c, summaries.c
 
 _HEAD = select(f.current_version, f.bytes, f.sha256, f.created_at).where(f.id == bindparam("file_id"))
+_OLDEST = select(func.min(v.version)).where(v.file_id == bindparam("file_id"))
 _MOVE_VERSIONS = (
     update(file_versions)
     .where(v.file_id == bindparam("from_id"))
@@ -48,11 +49,13 @@ def move_heads(connection: Connection, moves: Sequence[tuple[int, int]], now: in
     numbers = []
     for from_id, to_id in moves:
         head = run(connection, _HEAD, {"file_id": from_id}).one()
-        shift = -run(connection, _HEAD, {"file_id": to_id}).one().current_version  # 0, or a tombstone's number
+        remembered = -run(connection, _HEAD, {"file_id": to_id}).one().current_version  # 0, or a tombstone's
+        oldest = run(connection, _OLDEST, {"file_id": from_id}).scalar() or head.current_version
+        shift = move_shift(remembered, oldest)
         ids = {"from_id": from_id, "to_id": to_id, "shift": shift}
         run(connection, _MOVE_VERSIONS, ids)
         run(connection, _MOVE_SUMMARY, ids)
-        number = moved_number(head.current_version, shift)
+        number = head.current_version + shift
         moved = {"moved_version": number, "moved_bytes": head.bytes, "moved_sha256": head.sha256}
         run(connection, _TAKE_HEAD, {**moved, "to_id": to_id, "moved_created_at": head.created_at, "now": now})
         numbers.append(number)

@@ -2,7 +2,7 @@
 
 A move keeps the file: its retained versions, its cached summary and its bytes go with it, so quotas are
 unchanged. The old path is left as a deleted path that remembers the file's last number, and the new path's
-numbers follow `numbering.moved_number` (renumbered after a deleted file's there, so no number names two
+numbers follow `numbering.move_shift` (renumbered after a deleted file's there, so no number names two
 contents). delete_prefix is delete_file for every file under a prefix, in one transaction.
 """
 

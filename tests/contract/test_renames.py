@@ -65,6 +65,32 @@ def test_onto_a_deleted_path_the_numbers_follow_what_it_remembers(store: Scratch
     assert recount.check(store, A).file_count == 1
 
 
+def test_moved_versions_carry_on_from_what_the_destination_remembers(make_store: StoreFactory) -> None:
+    """Retained versions 4..5 of a file moved onto a path that remembers 7 become 8..9: the next numbers there."""
+    store = make_store(Limits(max_versions=2))
+    for n in range(1, 8):
+        store.write_file(A, "dest.md", f"d{n}\n")
+    store.delete_file(A, "dest.md")  # remembers 7
+    for n in range(1, 6):
+        store.write_file(A, "src.md", f"s{n}\n")  # versions 4 and 5 retained
+
+    assert store.rename_file(A, "src.md", "dest.md").version == 9
+    assert [v.version for v in store.list_versions(A, "dest.md").versions] == [8, 9]
+    assert store.read_file(A, "dest.md", version=8).content == "s4\n"
+
+
+def test_a_file_moved_back_and_forth_grows_by_its_retained_versions_only(store: Scratchpad) -> None:
+    """Each path remembers the other's last number; numbers must grow linearly, never past the 32-bit range."""
+    store.write_file(A, "a.md", "one\n")
+    store.write_file(A, "a.md", "two\n")
+    paths = ("a.md", "b.md")
+    for move in range(60):
+        result = store.rename_file(A, paths[move % 2], paths[(move + 1) % 2])
+    assert result.version <= 2 * 61  # two retained versions moved each time
+    assert store.read_file(A, paths[0]).content == "two\n"
+    store.edit_file(A, paths[0], "two", "three")  # and it can still be edited
+
+
 def test_a_missing_source_is_not_found(store: Scratchpad, recount: Recounter) -> None:
     store.write_file(A, "gone.md", "x")
     store.delete_file(A, "gone.md")
