@@ -65,8 +65,9 @@ class FileRepository(Protocol):
 
         Numbers follow `numbering.move_shift`: at a destination that remembers a last number N the retained
         versions (and the summary) carry on from N + 1 (oldest retained -> N + 1); a fresh one keeps them.
-        The source path remembers the file's last number, as after `delete`. Deleted paths beyond the `remember` most recent are
-        forgotten once, after every move (a destination is never forgotten before its move).
+        The source path remembers the file's last number, as after `delete`. Deleted paths beyond the
+        `remember` most recent are forgotten once, after every move (a destination is never forgotten before
+        its move).
         """
 
 
