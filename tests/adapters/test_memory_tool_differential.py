@@ -127,3 +127,23 @@ def test_a_known_sequence_with_every_refusal(store: Scratchpad) -> None:
         {"command": "delete", "path": "/memories/e"},
     ]
     run_both(store, sequence)
+
+
+def test_views_of_long_and_large_files_answer_as_the_reference_does(store: Scratchpad) -> None:
+    """Ranges the generator seldom reaches (a start past 3, a negative start, reversed), a long snippet
+    after str_replace, and sizes of a megabyte and more in a folder view."""
+    lines = "".join(f"line {n}\n" for n in range(1, 13))
+    big = "x" * (1024 * 1024 - 1) + "\n"  # exactly scratchpad's 1 MiB file limit: a size in M
+    sequence: list[Command] = [
+        {"command": "create", "path": "/memories/long.md", "file_text": lines},
+        *(
+            {"command": "view", "path": "/memories/long.md", "view_range": view_range}
+            for view_range in ([4, 6], [7, -1], [-3, 2], [0, 5], [9, 3], [12, 12], [11, 40], [5, 5])
+        ),
+        {"command": "str_replace", "path": "/memories/long.md", "old_str": "line 7\n", "new_str": "seven\n"},
+        {"command": "create", "path": "/memories/big/a.md", "file_text": big},
+        {"command": "create", "path": "/memories/big/b.md", "file_text": "small\n"},
+        {"command": "view", "path": "/memories"},
+        {"command": "view", "path": "/memories/big"},
+    ]
+    run_both(store, sequence)
