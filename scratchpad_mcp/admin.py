@@ -108,7 +108,7 @@ def _db(args: argparse.Namespace, engine: Engine) -> int:
     elif current is not None and not migrate.is_known(current):
         state = f"unknown to this scratchpad-mcp, whose head is {head}: a newer version made it; upgrade scratchpad-mcp"
     else:
-        state = f"behind head {head}; run `scratchpad-mcp db upgrade`"
+        state = f"behind head {head}; run `uv run scratchpad-mcp db upgrade`"
     print(f"{current or 'empty (no migrations applied)'} ({state})")
     return 0
 

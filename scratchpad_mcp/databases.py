@@ -58,7 +58,8 @@ def refuse_to_guess(settings: Settings, environ: Mapping[str, str], option: str 
         return
     raise SettingsError(
         f"{URL_VARIABLE} ({safe_url(url)}) and {PATH_VARIABLE} ({path}) name different databases: say which with "
-        f"{DATABASE_OPTION} URL (e.g. {DATABASE_OPTION} {sqlite_url(path)}), or unset one of them."
+        f"{DATABASE_OPTION} URL before the command (e.g. `uv run scratchpad-mcp {DATABASE_OPTION} "
+        f"{sqlite_url(path)} export`), or unset one of them."
     )
 
 

@@ -77,8 +77,9 @@ class Settings(Variables):
     limits: Limits = Field(default_factory=Limits)  # the variables of LimitVariables
     max_read_bytes: Count = variable(
         "SCRATCHPAD_MAX_READ_BYTES",
-        "largest content a full `read_file` returns; past it, the first lines that fit, with `truncated: true`, "
-        "`total_lines` and `next_start_line` (for clients that cap a tool result, see [Claude Code](#claude-code))",
+        "largest content a `read_file` to the end of a file returns; past it, the lines that fit, with "
+        "`truncated: true`, `total_lines` and `next_start_line` (for clients that cap a tool result, see "
+        "[Claude Code](#claude-code))",
         0,
         ge=0,
         shown="0 (off)",

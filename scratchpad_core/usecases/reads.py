@@ -38,9 +38,10 @@ class FileReads(UseCaseBase):
     ) -> ReadResult:
         """The current content, a diff since a version, a retained version, or a slice of lines.
 
-        max_bytes bounds a full read (no diff, no slice) for a client that caps a tool result: past it, the
-        reply holds the first whole lines within it (UTF-8 bytes), with truncated, total_lines and the
-        next_start_line to read the rest from in slices. None (the default) returns every line.
+        max_bytes bounds a read to the end of the file (a full read, or a slice with start_line and no
+        max_lines; not a diff) for a client that caps a tool result: past it, the reply holds the whole
+        lines within it (UTF-8 bytes; a single longer line comes cut to it), with truncated, total_lines and
+        the next_start_line to go on from. None (the default) returns every line.
         """
         agent_id, path = checked(agent_id, path)
         sliced = start_line is not None or max_lines is not None
@@ -163,14 +164,28 @@ def _content(
     if version is not None and not 1 <= version <= current:
         raise InvalidInput(f"Invalid version {version}: {path} is at version {current}; use 1 to {current}.")
     target = _version(uow, record, version or current, required=version is None)
-    if start_line is None and max_lines is None:
-        if max_bytes is not None and target.bytes > max_bytes:
-            return _first_lines(record, version, target, max_bytes)
+    if start_line is None and max_lines is None and (max_bytes is None or target.bytes <= max_bytes):
         return ReadResult(path=path, current_version=current, content=target.content, version=version), 0
     lines = split_keepends(target.content)
     start = start_line or 1
     if start > max(len(lines), 1):
         raise InvalidInput(f"Invalid start_line {start}: {path} has {len(lines)} lines.")
+    if max_lines is None and max_bytes is not None:  # a read to the end: bounded like a full one
+        end, text, whole = _within(lines, start, max_bytes)
+        if end < len(lines) or not whole:
+            sliced = start_line is not None
+            result = ReadResult(
+                path=path,
+                current_version=current,
+                content=text,
+                version=version,
+                start_line=start if sliced else None,
+                end_line=end if sliced else None,
+                total_lines=len(lines),
+                truncated=True,
+                next_start_line=end + 1 if end < len(lines) else None,
+            )
+            return result, target.bytes - utf8_len(text)
     end = len(lines) if max_lines is None else min(len(lines), start + max_lines - 1)
     text = "".join(lines[start - 1 : end])
     result = ReadResult(
@@ -185,24 +200,16 @@ def _content(
     return result, target.bytes - utf8_len(text)
 
 
-def _first_lines(record: FileRecord, version: int | None, target: Version, max_bytes: int) -> tuple[ReadResult, int]:
-    """A full read past max_bytes: the first whole lines within it, and the line to go on from."""
-    lines = split_keepends(target.content)
-    kept = size = 0
-    for line in lines:
-        if size + utf8_len(line) > max_bytes:
-            break
-        kept, size = kept + 1, size + utf8_len(line)
-    result = ReadResult(
-        path=record.path,
-        current_version=record.current_version,
-        content="".join(lines[:kept]),
-        version=version,
-        total_lines=len(lines),
-        truncated=True,
-        next_start_line=kept + 1,
-    )
-    return result, target.bytes - size
+def _within(lines: list[str], start: int, max_bytes: int) -> tuple[int, str, bool]:
+    """(last line, text, whether it is whole lines) from `start` within max_bytes: the whole lines that fit,
+    or a first line longer than the bound cut to it (on a character boundary), so a reader always moves on."""
+    end, size = start - 1, 0
+    while end < len(lines) and size + utf8_len(lines[end]) <= max_bytes:
+        size += utf8_len(lines[end])
+        end += 1
+    if end >= start:
+        return end, "".join(lines[start - 1 : end]), True
+    return start, lines[start - 1].encode("utf-8")[:max_bytes].decode("utf-8", "ignore"), False
 
 
 def _version(uow: UnitOfWork, record: FileRecord, number: int, required: bool = True) -> Version:

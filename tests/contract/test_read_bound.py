@@ -1,5 +1,6 @@
-"""A bounded full read: past max_bytes, the first whole lines that fit, truncated, total_lines and the
-next_start_line; slices and diffs are not bounded; without a bound every line comes back."""
+"""A bounded read to the end (full, or a slice from start_line with no max_lines): past max_bytes, the whole
+lines that fit, truncated, total_lines and the next_start_line; slices with max_lines and diffs are not
+bounded; without a bound every line comes back."""
 
 from __future__ import annotations
 
@@ -37,12 +38,27 @@ def test_a_file_within_the_bound_is_read_whole(store: Scratchpad) -> None:
     assert store.read_file(A, "big.md", max_bytes=utf8_len(TEXT) - 1).next_start_line == 100
 
 
-def test_a_first_line_longer_than_the_bound_gives_no_lines_and_says_where_to_go_on(store: Scratchpad) -> None:
-    store.write_file(A, "wide.json", "x" * 500 + "\nshort\n")
-    read = store.read_file(A, "wide.json", max_bytes=100)
-    assert (read.content, read.truncated, read.total_lines, read.next_start_line) == ("", True, 2, 1)
-    line = store.read_file(A, "wide.json", start_line=1, max_lines=1)
-    assert line.content == "x" * 500 + "\n"
+def test_a_line_longer_than_the_bound_comes_cut_and_the_reader_moves_on(store: Scratchpad) -> None:
+    store.write_file(A, "wide.json", "é" * 300 + "\nshort\n")  # 601 bytes, then 6
+    read = store.read_file(A, "wide.json", max_bytes=101)
+    assert (read.content, read.truncated, read.total_lines, read.next_start_line) == ("é" * 50, True, 2, 2)
+    rest = store.read_file(A, "wide.json", start_line=2, max_bytes=101)
+    assert (rest.content, rest.truncated, rest.end_line) == ("short\n", None, 2)
+    line = store.read_file(A, "wide.json", start_line=1, max_lines=1, max_bytes=101)  # asked for: not bounded
+    assert line.content == "é" * 300 + "\n"
+
+
+def test_reading_on_from_next_start_line_stays_within_the_bound(store: Scratchpad) -> None:
+    store.write_file(A, "big.md", TEXT)
+    pieces, start = [], None
+    while True:
+        read = store.read_file(A, "big.md", start_line=start, max_bytes=12 * 30)
+        assert read.content is not None and utf8_len(read.content) <= 12 * 30
+        pieces.append(read.content)
+        if not read.truncated:
+            break
+        start = read.next_start_line
+    assert "".join(pieces) == TEXT and len(pieces) == 4
 
 
 def test_an_older_version_is_bounded_too_but_diffs_are_not(store: Scratchpad) -> None:

@@ -69,7 +69,8 @@ def test_two_settings_naming_different_databases_are_refused_unless_database_say
             (line,) = lines(done)
             assert line.startswith("scratchpad-mcp: SCRATCHPAD_DATABASE_URL (")
             assert f"and SCRATCHPAD_DB_PATH ({in_path}) name different databases" in line
-            assert f"say which with --database URL (e.g. --database sqlite:///{in_path})" in line
+            example = f"`uv run scratchpad-mcp --database sqlite:///{in_path} export`"
+            assert f"say which with --database URL before the command (e.g. {example})" in line
     assert not in_path.exists() and not in_url.exists()
 
     chosen = command("--database", f"sqlite:///{in_path}", "db", "upgrade", **both)
