@@ -143,10 +143,9 @@ def test_a_diff_read_saves_what_the_diff_does_not_send(store: Scratchpad) -> Non
 
     read = store.read_file(A, "f.txt", since_version=1)
 
-    assert isinstance(read.diff, list)
-    sent = len(
-        json.dumps([c.as_json() for c in read.diff if isinstance(c, Chunk)], ensure_ascii=False, separators=(",", ":"))
-    )
+    assert isinstance(read.diff, list) and all(isinstance(c, Chunk) for c in read.diff)
+    chunks = [c.as_json() for c in read.diff if isinstance(c, Chunk)]
+    sent = len(json.dumps(chunks, ensure_ascii=False, separators=(",", ":")).encode())
     assert saved(store) - before == len(new) - sent
     assert 0 < saved(store) - before < len(new)
 

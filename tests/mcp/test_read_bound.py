@@ -14,7 +14,6 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.common import definition_bytes
 from scratchpad_adapters import open_backend
-from scratchpad_core.results import ReadResult
 from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.http import build_app
 from scratchpad_mcp.server import build_server
@@ -91,4 +90,3 @@ async def test_the_bound_leaves_the_definitions_alone_and_the_schema_names_the_f
     (read,) = [tool for tool in seen[0][1] if tool["name"] == "read_file"]
     properties = read["output_schema"]["properties"]
     assert properties["truncated"] == {"type": "boolean"} and properties["next_start_line"] == {"type": "integer"}
-    assert {"truncated", "next_start_line"} <= set(ReadResult.__dataclass_fields__)
