@@ -13,6 +13,7 @@ from typing import IO
 from sqlalchemy import Engine
 
 from scratchpad_adapters.factory import SqlBackend
+from scratchpad_adapters.memory import is_memory_url
 from scratchpad_adapters.sql import migrate, sqlite_files
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import check_first_line, import_
@@ -47,10 +48,11 @@ def progress(message: str) -> None:
 @contextlib.contextmanager
 def opened_engine(settings: Settings) -> Iterator[Engine]:
     """The database the settings name, as it is (each command migrates, or not, itself)."""
+    if is_memory_url(settings.database_url):  # refused before anything is opened, as `keys` does
+        raise in_memory(settings.database_url, "`db`, `export` and `import` work")
     backend = open_configured(settings, upgrade=False)
     try:
-        if not isinstance(backend, SqlBackend):
-            raise in_memory(settings.database_url, "`db`, `export` and `import` work")
+        assert isinstance(backend, SqlBackend), "every URL but memory:// opens a SQL backend"
         yield backend.engine
     finally:
         backend.close()

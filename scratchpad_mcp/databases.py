@@ -7,10 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
 from scratchpad_adapters.factory import sqlite_url
+from scratchpad_adapters.sql.sqlite_files import file_of
 from scratchpad_adapters.sql.urls import safe_url
 
 from .settings import Settings, SettingsError
@@ -64,10 +62,5 @@ def refuse_to_guess(settings: Settings, environ: Mapping[str, str], option: str 
 
 
 def _same_file(url: str, path: str) -> bool:
-    try:
-        parsed = make_url(url)
-    except (ArgumentError, ValueError):
-        return False
-    if parsed.get_backend_name() != "sqlite" or not parsed.database:
-        return False
-    return Path(parsed.database).expanduser().resolve() == Path(path).expanduser().resolve()
+    named = file_of(url)
+    return named is not None and named.resolve() == Path(path).expanduser().resolve()

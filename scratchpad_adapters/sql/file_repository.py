@@ -108,9 +108,8 @@ class SqlFileRepository:
         return _record(run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first())
 
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
-        record = self.lock(agent_id, path)
-        if record is not None:
-            return record
+        # Insert first: the callers come here for a path that advance() just found missing, or for a move's
+        # destination, so the row is usually absent and a lock first would be a query for nothing.
         fresh = {"agent_id": agent_id, "path": path, "current_version": 0, "bytes": 0, "sha256": ""}
         run(
             self._c,
