@@ -119,23 +119,19 @@ def markdown_file(count: int = 1000, seed: int = 7) -> str:
     return "\n".join(markdown_lines(count, seed)) + "\n"
 
 
+def json_bytes(value: Any) -> int:
+    """UTF-8 bytes of a value as compact JSON, the way the server encodes its replies."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
 def request_bytes(arguments: dict[str, Any]) -> int:
     """What the tool call's arguments cost on the wire, as compact JSON."""
-    return len(json.dumps(arguments, separators=(",", ":"), ensure_ascii=False).encode())
+    return json_bytes(arguments)
 
 
 def definition_bytes(tools: Sequence[Any]) -> int:
     """What a model reads about the tools every turn: name, description and inputSchema of each, as compact JSON."""
-    return sum(
-        len(
-            json.dumps(
-                {"name": t.name, "description": t.description, "inputSchema": t.input_schema},
-                separators=(",", ":"),
-                ensure_ascii=False,
-            ).encode()
-        )
-        for t in tools
-    )
+    return sum(json_bytes({"name": t.name, "description": t.description, "inputSchema": t.input_schema}) for t in tools)
 
 
 def reply_text(result: Any) -> str:

@@ -40,11 +40,16 @@ class Surface:
     instructions: int
 
 
+async def surface(client: Client) -> Surface:
+    """What a connected server's tools and instructions cost."""
+    tools = (await client.list_tools()).tools
+    return Surface(len(tools), definition_bytes(tools), len((client.instructions or "").encode()))
+
+
 async def ours(db: Path) -> Surface:
     with open_store(sqlite_url(db)) as store:
         async with Client(build_server(store, CallRunner(TrustedCaller()))) as client:
-            tools = (await client.list_tools()).tools
-            return Surface(len(tools), definition_bytes(tools), len((client.instructions or "").encode()))
+            return await surface(client)
 
 
 async def original(checkout: Path, db: Path) -> Surface:
@@ -52,8 +57,7 @@ async def original(checkout: Path, db: Path) -> Surface:
         command="node", args=[str(checkout / "dist" / "index.js")], env={"SCRATCHPAD_DB_PATH": str(db)}
     )
     async with Client(params) as client:
-        tools = (await client.list_tools()).tools
-        return Surface(len(tools), definition_bytes(tools), len((client.instructions or "").encode()))
+        return await surface(client)
 
 
 async def measure(checkout: Path | None) -> tuple[Surface, Surface | None]:

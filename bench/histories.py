@@ -29,7 +29,7 @@ if __package__ in (None, ""):  # run as a file (python bench/histories.py): make
 from bench.common import code_version, markdown_table
 from bench.edits import Writing, replay_writer
 from bench.githistory import PROJECT_ROOT, Document, git, load, most_revised
-from bench.replay import Catchup, ReplayError, Wire, compact_available, replay_reader
+from bench.replay import FORMATS, Catchup, ReplayError, Wire, replay_reader
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import sqlite_url
 from scratchpad_core.limits import Limits
@@ -45,10 +45,6 @@ async def replay(db: Path, documents: Sequence[Document], wire: Wire) -> list[Re
     results: list[Result] = []
     with open_store(sqlite_url(db)) as store:
         async with Client(build_server(store, CallRunner(TrustedCaller(), []))) as client:
-            missing = await compact_available(client)
-            if missing:
-                del wire.formats["compact"]
-                print(f"format=compact is not available on this server, left out: {missing}\n")
             for document in documents:
                 try:
                     every, fifth = await replay_reader(wire, client, document.note_path, document.texts)
@@ -70,11 +66,11 @@ def times(part: float, whole: float) -> str:
 
 def reader_table(names: Sequence[str], catchups: Sequence[Catchup], formats: Sequence[str]) -> str:
     headers = ["document", "catch-ups", "full re-reads B", *(f"{f} %" for f in formats), "floor %"]
-    headers += ["compact ÷ floor", "hunks ÷ floor"] if "compact" in formats else []
+    headers += ["compact ÷ floor", "hunks ÷ floor"]
     rows = []
     for name, c in zip(names, catchups, strict=True):
         row = [name, f"{c.reads:,}", f"{c.full:,}", *(pct(c.replies[f], c.full) for f in formats), pct(c.floor, c.full)]
-        row += [times(c.replies["compact"], c.floor), times(c.hunks, c.floor)] if "compact" in formats else []
+        row += [times(c.replies["compact"], c.floor), times(c.hunks, c.floor)]
         rows.append(row)
     return markdown_table(headers, rows, right=range(1, len(headers)))
 
@@ -122,7 +118,7 @@ def report(documents: Sequence[Document], results: Sequence[Result], wire: Wire)
     for d in documents:
         if d.skipped:
             print(f"{d.path}: left out " + ", ".join(f"{n} ({why})" for why, n in d.skipped.items()))
-    formats = list(wire.formats)
+    formats = list(FORMATS)
     print("\nReader catching up after every revision (reply bytes as % of full re-reads):\n")
     print(reader_table(names, [r[1] for r in results] + [every], formats))
     print(f"\nReader catching up after every {5}th revision (and at the last):\n")
@@ -147,9 +143,6 @@ def report(documents: Sequence[Document], results: Sequence[Result], wire: Wire)
     failed = []
     print()
     for label, part, whole, target in checks:
-        if "compact" in label and "compact" not in wire.formats:
-            print(f"n/a   {label}: compact not measured")
-            continue
         ok = bool(whole) and part / whole <= target
         print(f"{'PASS' if ok else 'FAIL'}  {label}: {part / whole if whole else float('nan'):.3f}")
         failed += [] if ok else [label]

@@ -14,7 +14,7 @@ from typing import Any, Self
 
 from mcp import Client
 
-from bench.common import reply_bytes, reply_text, request_bytes
+from bench.common import json_bytes, reply_bytes, reply_text, request_bytes
 from scratchpad_core.diffing import apply_chunks, apply_unified, opcodes
 
 AGENT = "history-reader"  # agents are namespaces: the sessions that write and read a note share one
@@ -35,7 +35,6 @@ class ReplayError(Exception):
 class Wire:
     """Bytes on the wire, and for every kind of call the bytes each reply field took."""
 
-    formats: dict[str, dict[str, Any]] = field(default_factory=lambda: dict(FORMATS))
     failures: list[str] = field(default_factory=list)
     calls: Counter[str] = field(default_factory=Counter)
     fields: defaultdict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
@@ -61,11 +60,6 @@ def first_difference(got: str, want: str) -> str:
     a, b = got.split("\n"), want.split("\n")
     line = next((n for n, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return f"{len(a)} lines against {len(b)}, first different line {line + 1}"
-
-
-def json_size(value: Any) -> int:
-    """UTF-8 bytes of plainly encoded JSON (as the issue measures the hunks alone)."""
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 def added_bytes(old: str, new: str) -> int:
@@ -130,7 +124,7 @@ class Catchup(Totals):
 async def catch_up(wire: Wire, client: Client, path: str, since: int, old: str, new: str, full: int) -> Catchup:
     """One catch-up from version `since` (text `old`) to the current one (`new`), in every format."""
     totals = Catchup(reads=1, full=full, floor=added_bytes(old, new))
-    for fmt, options in wire.formats.items():
+    for fmt, options in FORMATS.items():
         args = {"agent_id": AGENT, "path": path, "since_version": since, **options}
         try:
             _, reply_size, reply = await wire.call(client, f"read_file {fmt}", "read_file", args)
@@ -141,20 +135,11 @@ async def catch_up(wire: Wire, client: Client, path: str, since: int, old: str, 
         totals.replies[fmt] += reply_size
         totals.too_old += bool(reply.get("version_too_old"))
         if fmt == "compact" and isinstance(reply.get("diff"), list):
-            totals.hunks += json_size(reply["diff"])
+            totals.hunks += json_bytes(reply["diff"])
             totals.hunk_count += len(reply["diff"])
             totals.added_lines += sum(len(hunk["add"]) for hunk in reply["diff"])
-            totals.add_lists += sum(json_size(hunk["add"]) - 2 for hunk in reply["diff"])
+            totals.add_lists += sum(json_bytes(hunk["add"]) - 2 for hunk in reply["diff"])
     return totals
-
-
-async def compact_available(client: Client) -> str | None:
-    """None when the server has format="compact", else why not (then the run leaves that format out)."""
-    probe = {"agent_id": AGENT, "path": "probe/compact.md"}
-    await client.call_tool("write_file", {**probe, "content": "a\n"})
-    await client.call_tool("write_file", {**probe, "content": "b\n"})
-    result = await client.call_tool("read_file", {**probe, "since_version": 1, "format": "compact"})
-    return reply_text(result)[:200] if result.is_error else None
 
 
 async def replay_reader(wire: Wire, client: Client, path: str, texts: Sequence[str]) -> tuple[Catchup, Catchup]:

@@ -352,8 +352,14 @@ async def search_rows(session: Session) -> list[Line]:
 
 
 async def run(db: Path, original: Path | None) -> None:
+    theirs = await definitions.original(original, db.with_name("original.db")) if original else None
+    with open_store(sqlite_url(db)) as store:
+        server = build_server(store, CallRunner(TrustedCaller(), []))
+        async with Client(server) as client:
+            mine = await definitions.surface(client)
+            session = Session(client)
+            rows = await measure(session)
     print("Tool definitions, paid on every turn:\n")
-    mine, theirs = await definitions.measure(original)
     print(definitions.report(mine, theirs))
     print()
     base = theirs.definitions if theirs else definitions.ORIGINAL_RECORDED_BYTES
@@ -366,11 +372,7 @@ async def run(db: Path, original: Path | None) -> None:
         f"≤ {definitions.TARGET_BYTES:,} B",
         mine.definitions <= definitions.TARGET_BYTES,
     )
-    with open_store(sqlite_url(db)) as store:
-        server = build_server(store, CallRunner(TrustedCaller(), []))
-        async with Client(server) as client:
-            session = Session(client)
-            rows = [fixed_cost, *await measure(session)]
+    rows = [fixed_cost, *rows]
     print(f"scratchpad code {code_version()}, in-process server on {db.name}\n")
     headers = ["operation", "request B", "reply B", "naive B", "ratio", "target", "ok"]
     print(markdown_table(headers, [row.cells() for row in rows], right=(1, 2, 3, 4)))
