@@ -42,8 +42,9 @@ class MemoryFileRepository:
     def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> Advance:
         row = self._tx.tables.files.find(agent_id, path)
         refusal = NotAdvanced.of(None if row is None else _record(row), head, expected)
-        if refusal is not None or row is None:
-            return refusal or NotAdvanced("missing", 0)
+        if refusal is not None:
+            return refusal
+        assert row is not None, "NotAdvanced.of refuses a file that has no row"
         moved = dataclasses.replace(
             row,
             current_version=next_number(abs(row.current_version)),  # a tombstone keeps its last number negated

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 import sqlite3
 import time
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
@@ -70,13 +69,12 @@ def _postgres_engine(parsed: URL, lock_timeout_ms: int, **options: Any) -> Engin
 
 
 def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
-    database = url.database or ""
-    in_memory = database in ("", ":memory:") or "mode=memory" in str(url)
-    if in_memory:
+    file = sqlite_files.file_of(url)
+    if file is None:  # in memory
         # One connection, handed to one transaction at a time: the pool serializes them.
         options.update(poolclass=QueuePool, pool_size=1, max_overflow=0)
     else:
-        sqlite_files.prepare(Path(database).expanduser(), writable=not url.query.get("uri"))
+        sqlite_files.prepare(file, writable=not url.query.get("uri"))
     options.setdefault("hide_parameters", True)
     connect_args = dict(options.pop("connect_args", {}))
     connect_args.setdefault("check_same_thread", False)
@@ -87,7 +85,7 @@ def _sqlite_engine(url: URL, lock_timeout_ms: int, **options: Any) -> Engine:
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
-        if not in_memory:
+        if file is not None:
             _use_wal(cursor)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")

@@ -58,7 +58,6 @@ class SqlRateLimiter:
     def __init__(self, engine: Engine, per_second: float, burst: int, clock: Callable[[], int]) -> None:
         self._engine = engine
         self._bucket = TokenBucket(per_second, burst)
-        self._burst = float(burst)
         self._clock = clock
 
     def acquire(self, agent_id: str) -> float:
@@ -67,7 +66,7 @@ class SqlRateLimiter:
         # TokenBucket.refilled, as SQL: min(burst, tokens + max(0, now - updated_at) * per_ms)
         elapsed = case((t.updated_at < now, literal(now) - t.updated_at), else_=0)
         refilled = t.tokens + elapsed * self._bucket.per_ms
-        available = case((refilled > self._burst, self._burst), else_=refilled)
+        available = case((refilled > float(self._bucket.burst), float(self._bucket.burst)), else_=refilled)
         take = (
             update(rate_limits)
             .where(t.agent_id == agent_id, available >= 1)
@@ -78,7 +77,7 @@ class SqlRateLimiter:
             relaxed_durability(c)
             if c.execute(take).first() is not None:
                 return 0.0
-            fresh = {"agent_id": agent_id, "tokens": self._burst - 1, "updated_at": now}
+            fresh = {"agent_id": agent_id, "tokens": float(self._bucket.burst) - 1, "updated_at": now}
             if c.execute(insert_ignore(c, rate_limits, ["agent_id"]).returning(t.agent_id), fresh).first():
                 return 0.0
             if c.execute(take).first() is not None:
