@@ -69,6 +69,9 @@ class MemoryFileRepository:
         kept = t.versions.get(file_id, {})
         gone = [v.bytes for n, v in kept.items() if n < keep_from]
         t.versions[file_id] = {n: v for n, v in kept.items() if n >= keep_from}
+        summary = t.summaries.get(file_id)
+        if summary is not None and summary.version < keep_from:  # a summary is of a retained version
+            del t.summaries[file_id]
         return len(gone), sum(gone)
 
     def get_version(self, file_id: int, version: int) -> Version | None:

@@ -58,6 +58,7 @@ _PRUNE = (
     .where(v.file_id == bindparam("file_id"), v.version < bindparam("keep_from"))
     .returning(v.bytes)
 )
+_PRUNE_SUMMARY = delete(summaries).where(s.file_id == bindparam("file_id"), s.version < bindparam("keep_from"))
 _VERSION = select(file_versions).where(v.file_id == bindparam("file_id"), v.version == bindparam("version"))
 _VERSIONS = (
     select(v.version, v.bytes, v.lines, v.sha256, v.created_at)
@@ -142,7 +143,9 @@ class SqlFileRepository:
     def prune(self, file_id: int, keep_from: int) -> tuple[int, int]:
         if keep_from <= 1:
             return 0, 0
-        gone = run(self._c, _PRUNE, {"file_id": file_id, "keep_from": keep_from}).scalars()
+        params = {"file_id": file_id, "keep_from": keep_from}
+        gone = run(self._c, _PRUNE, params).scalars()
+        run(self._c, _PRUNE_SUMMARY, params)  # a summary is of a retained version (db check's summary-version)
         return len(gone), sum(gone)
 
     def get_version(self, file_id: int, version: int) -> Version | None:

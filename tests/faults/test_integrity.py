@@ -1,0 +1,212 @@
+"""`db check` (scratchpad_adapters.sql.integrity): each invariant broken by raw SQL in a real store is named.
+
+A store is filled through the library (two agents; files with pruned versions, a summary, tombstones,
+logs), then one rule is broken with plain SQL on a connection of the test's own (foreign keys off
+where a row must lose its parent). The check must report exactly the rules that injection breaks,
+say nothing about the other agent when scoped to it, and change no row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import Connection, Engine, create_engine, event, text
+from sqlalchemy.pool import NullPool
+
+from scratchpad_adapters import open_store
+from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.integrity import EXAMPLES, Report, check
+from scratchpad_core.bounds import SUMMARY_THRESHOLD_CHARS
+from scratchpad_core.limits import Limits
+from tests.conftest import SQL_ONLY, FakeSummarizer
+from tests.recount import SqlRecounter
+
+LIMITS = Limits(max_versions=3, remembered_deletions=2)
+LONG = "a line of a long file\n" * (SUMMARY_THRESHOLD_CHARS // 20)
+
+pytestmark = SQL_ONLY
+
+_FILE = "(SELECT id FROM files WHERE agent_id = 'alice' AND path = '{}')"
+_LOG = "(SELECT id FROM logs WHERE agent_id = 'alice' AND path = '{}')"
+A, BIG, GONE, FILE_TOMB2 = _FILE.format("a.md"), _FILE.format("big.md"), _FILE.format("gone.md"), _FILE.format("x.md")
+NOTES, OLD = _LOG.format("notes"), _LOG.format("old")
+
+# rule broken -> (the statements that break it, every rule the check must then report)
+INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
+    "file-state": ([f"UPDATE files SET current_version = 0 WHERE id = {GONE}"], {"file-state"}),
+    "head-missing": (
+        [f"DELETE FROM file_versions WHERE file_id = {A} AND version = 5",
+         "UPDATE agents SET bytes = bytes - 3 WHERE agent_id = 'alice'"],
+        {"head-missing"},
+    ),
+    "version-gap": (
+        [f"DELETE FROM file_versions WHERE file_id = {A} AND version = 4",
+         "UPDATE agents SET bytes = bytes - 3 WHERE agent_id = 'alice'"],
+        {"version-gap"},
+    ),
+    "too-many-versions": (
+        [f"INSERT INTO file_versions VALUES ({A}, 2, 'v1' || char(10), 3, 1, 'x', 0)",
+         "UPDATE agents SET bytes = bytes + 3 WHERE agent_id = 'alice'"],
+        {"too-many-versions"},
+    ),
+    "head-mismatch": ([f"UPDATE files SET sha256 = 'beef' WHERE id = {A}"], {"head-mismatch"}),
+    "version-size": ([f"UPDATE file_versions SET content = 'v4!!' WHERE file_id = {A} AND version = 5"],
+                     {"version-size"}),
+    "tombstone-versions": (
+        [f"INSERT INTO file_versions VALUES ({GONE}, 2, 'old', 3, 1, 'x', 0)",
+         "UPDATE agents SET bytes = bytes + 3 WHERE agent_id = 'alice'"],
+        {"tombstone-versions"},
+    ),
+    "tombstone-head": ([f"UPDATE files SET bytes = 7 WHERE id = {GONE}"], {"tombstone-head"}),
+    "summary-version": ([f"UPDATE summaries SET version = 7 WHERE file_id = {BIG}"], {"summary-version"}),
+    "log-state": ([f"UPDATE logs SET entries = -1 WHERE id = {OLD}"], {"log-state"}),
+    "log-counters": ([f"UPDATE logs SET bytes = bytes + 1 WHERE id = {NOTES}"], {"log-counters"}),
+    "entry-gap": ([f"UPDATE log_entries SET entry_id = 0 WHERE log_id = {NOTES} AND entry_id = 1"], {"entry-gap"}),
+    "entry-head": ([f"UPDATE logs SET last_entry_id = last_entry_id + 1 WHERE id = {NOTES}"], {"entry-head"}),
+    "entry-size": ([f"UPDATE log_entries SET entry = 'twelve bytes' WHERE log_id = {NOTES} AND entry_id = 2"],
+                   {"entry-size"}),
+    "tombstone-entries": (
+        [f"INSERT INTO log_entries VALUES ({OLD}, 2, 'late', 4, 0)",
+         "UPDATE agents SET bytes = bytes + 4, log_entries = log_entries + 1 WHERE agent_id = 'alice'"],
+        {"tombstone-entries"},
+    ),
+    "tombstone-log-id": ([f"UPDATE logs SET last_entry_id = 0 WHERE id = {OLD}"], {"tombstone-log-id"}),
+    "counter-files": (["UPDATE agents SET files = files + 1 WHERE agent_id = 'alice'"], {"counter-files"}),
+    "counter-bytes": (["UPDATE agents SET bytes = bytes - 1 WHERE agent_id = 'alice'"], {"counter-bytes"}),
+    "counter-logs": (["UPDATE agents SET logs = 0 WHERE agent_id = 'alice'"], {"counter-logs"}),
+    "counter-log-entries": (["UPDATE agents SET log_entries = 9 WHERE agent_id = 'alice'"], {"counter-log-entries"}),
+    "counter-missing-row": (["DELETE FROM agents WHERE agent_id = 'alice'"],
+                            {"counter-files", "counter-bytes", "counter-logs", "counter-log-entries"}),
+    "remembered-files": (
+        ["INSERT INTO files (agent_id, path, current_version, bytes, sha256, created_at, updated_at) "
+         "VALUES ('alice', 'older.md', -1, 0, '', 0, 0)"],
+        {"remembered-files"},
+    ),
+    "remembered-logs": (
+        ["INSERT INTO logs (agent_id, path, last_entry_id, entries, bytes, created_at, updated_at) "
+         "VALUES ('alice', 'older', 3, 0, 0, 0, 0)"],
+        {"remembered-logs"},
+    ),
+    "orphan-versions": (["INSERT INTO file_versions VALUES (9999, 1, 'x', 1, 1, 'x', 0)"], {"orphan-versions"}),
+    "orphan-summaries": (["INSERT INTO summaries VALUES (9999, 1, 's', 'm', 0)"], {"orphan-summaries"}),
+    "orphan-entries": (["INSERT INTO log_entries VALUES (9999, 1, 'x', 1, 0)"], {"orphan-entries"}),
+}  # fmt: skip
+
+
+@pytest.fixture
+def filled(database_url: str) -> Iterator[str]:
+    """alice: a.md at version 5 (3..5 kept), big.md summarized, two deleted files, two logs (one deleted); bob."""
+    store = open_store(database_url, limits=LIMITS, summarizer=FakeSummarizer())
+    for n in range(5):
+        store.write_file("alice", "a.md", f"v{n}\n")
+    store.write_file("alice", "big.md", LONG)
+    store.summarize_file("alice", "big.md")
+    for path in ("gone.md", "x.md"):
+        store.write_file("alice", path, "soon gone")
+        store.write_file("alice", path, "soon gone, really")
+        store.delete_file("alice", path)
+    for entry in ("one", "two", "three"):
+        store.append_log("alice", "notes", entry)
+    store.append_log("alice", "old", "first")
+    store.delete_log("alice", "old")
+    store.append_log("alice", "old2", "first")
+    store.delete_log("alice", "old2")
+    store.write_file("bob", "b.md", "bob's")
+    store.append_log("bob", "journal", "day one")
+    store.close()
+    yield database_url
+
+
+def _raw(url: str) -> Engine:
+    """An engine of the test's own with foreign keys off: some injections leave rows without their parent."""
+    engine = create_engine(url, poolclass=NullPool)
+    if engine.dialect.name == "sqlite":
+
+        @event.listens_for(engine, "connect")
+        def _no_keys(dbapi_connection: object, _record: object) -> None:
+            dbapi_connection.execute("PRAGMA foreign_keys=OFF")  # type: ignore[attr-defined]
+
+    return engine
+
+
+def inject(url: str, statements: list[str]) -> None:
+    engine = _raw(url)
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(text("SET LOCAL session_replication_role = replica"))  # no foreign key triggers
+        for statement in statements:
+            connection.execute(text(_dialect(statement, connection)))
+    engine.dispose()
+
+
+def _dialect(statement: str, connection: Connection) -> str:
+    return statement.replace("char(10)", "chr(10)") if connection.dialect.name == "postgresql" else statement
+
+
+def run_check(url: str, agent: str | None = None) -> Report:
+    engine = make_engine(url)
+    try:
+        return check(engine, LIMITS, agent)
+    finally:
+        engine.dispose()
+
+
+def test_a_store_used_through_the_library_passes(filled: str) -> None:
+    report = run_check(filled)
+    assert report.ok, list(report.lines())
+    assert report.checked == {"agents": 2, "file rows": 5, "versions": 5, "summaries": 1, "log rows": 4, "entries": 4}
+    assert list(report.lines()) == [report.summary()]
+    assert report.summary().startswith("OK: every agent: 2 agents, 5 file rows, 5 versions, 1 summaries")
+
+
+@pytest.mark.parametrize("case", list(INJECTIONS))
+def test_each_broken_invariant_is_named(filled: str, case: str) -> None:
+    statements, expected = INJECTIONS[case]
+    recounter = SqlRecounter(filled)
+    inject(filled, statements)
+    before = {agent: recounter.snapshot(agent) for agent in ("alice", "bob")}
+
+    report = run_check(filled)
+    assert set(report.counts) == expected, list(report.lines())
+    assert not report.ok
+    shown = list(report.lines())
+    assert shown[-1].startswith("FAILED: every agent: ")
+    orphan = case.startswith("orphan-")
+    for rule in expected:
+        lines = [line for line in shown if line.startswith(f"{rule}: ")]
+        assert lines, shown
+        assert all(("no agent" if orphan else "agent 'alice'") in line for line in lines), lines
+
+    scoped = run_check(filled, "alice")
+    assert set(scoped.counts) == expected
+    # bob's part of the store is intact; rows that belong to no agent are reported in every scope
+    assert set(run_check(filled, "bob").counts) == (expected if orphan else set())
+    assert {agent: recounter.snapshot(agent) for agent in ("alice", "bob")} == before, "the check changed nothing"
+    recounter.close()
+
+
+def test_a_report_shows_a_bounded_sample_and_counts_the_rest(filled: str) -> None:
+    extra = EXAMPLES + 15
+    inject(filled, [
+        "INSERT INTO files (agent_id, path, current_version, bytes, sha256, created_at, updated_at) "
+        f"VALUES ('carol', 'f{n:03}.md', 0, 0, '', 0, 0)"
+        for n in range(extra)
+    ])  # fmt: skip
+    report = run_check(filled, "carol")
+    assert report.counts == {"file-state": extra}
+    lines = list(report.lines())
+    assert len([line for line in lines if line.startswith("file-state: agent 'carol'")]) == EXAMPLES
+    assert "file-state: 15 more not shown" in lines
+    assert lines[-1].startswith(f"FAILED: agent 'carol': {extra} violations of 1 rule (file-state)")
+
+
+def test_summaries_of_pruned_versions_do_not_outlive_them(filled: str) -> None:
+    """A summary cached for a version that later writes prune goes with it (found by this check)."""
+    store = open_store(filled, limits=LIMITS, summarizer=FakeSummarizer())
+    for n in range(LIMITS.max_versions):
+        store.write_file("alice", "big.md", LONG + f"edit {n}\n")
+    store.restore_version("alice", "big.md", 4)
+    store.close()
+    report = run_check(filled)
+    assert report.ok, list(report.lines())
