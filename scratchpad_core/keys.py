@@ -1,4 +1,5 @@
-"""API keys that bind a caller to one agent: made here, stored only as hashes, checked on every request."""
+"""API keys that bind a caller to one agent, or (admin keys) let a person look at every agent in the web view:
+made here, stored only as hashes, checked on every request."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ TOUCH_EVERY_MS = 60_000  # a key's last_used_at is refreshed at most once a minu
 
 @dataclass(frozen=True)
 class ApiKey:
-    """A key's public record; the secret itself is never stored."""
+    """A key's public record; the secret itself is never stored. agent_id None: an admin key, which sees every
+    agent in the web view and calls no tools."""
 
     id: str
-    agent_id: str
+    agent_id: str | None
     label: str
     read_only: bool
     created_at: int
@@ -39,9 +41,10 @@ class ApiKeys:
         self._store = store
         self._clock = clock
 
-    def create(self, agent_id: str, *, read_only: bool = False, label: str = "") -> tuple[ApiKey, str]:
-        """A new key for the agent; returns its record and the secret, which is shown once."""
-        check_agent_id(agent_id)
+    def create(self, agent_id: str | None, *, read_only: bool = False, label: str = "") -> tuple[ApiKey, str]:
+        """A new key for the agent (None: an admin key); returns its record and the secret, which is shown once."""
+        if agent_id is not None:
+            check_agent_id(agent_id)
         if len(label) > MAX_LABEL_CHARS:
             raise InvalidInput(f"Invalid label: at most {MAX_LABEL_CHARS} characters are allowed.")
         if any(ord(c) < 32 or ord(c) == 127 for c in label):
@@ -56,7 +59,11 @@ class ApiKeys:
         """The active key for this secret, or None and why: 'malformed', 'unknown' or 'revoked'."""
         if not secret.startswith(KEY_PREFIX):
             return None, "malformed"
-        key = self._store.find(hash_secret(secret), self._clock())
+        return self.authenticate_hash(hash_secret(secret))
+
+    def authenticate_hash(self, key_hash: str) -> tuple[ApiKey | None, str]:
+        """As authenticate, for a secret known only by its hash (a signed web session holds the hash)."""
+        key = self._store.find(key_hash, self._clock())
         if key is None:
             return None, "unknown"
         if key.revoked_at is not None:

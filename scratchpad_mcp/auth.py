@@ -43,6 +43,8 @@ class KeyVerifier:
             self._metrics.auth_failure(reason)
             log.warning("auth failure: %s key", reason, extra={"event": "auth_failure", "reason": reason})
             return None
+        if key.agent_id is None:  # an admin key: the web view only; KeyedCaller refuses it every tool
+            return AccessToken(token=token, client_id=key.id, scopes=[], claims={"admin": True})
         scopes = [READ_SCOPE] if key.read_only else [READ_SCOPE, WRITE_SCOPE]
         return AccessToken(token=token, client_id=key.id, scopes=scopes, subject=key.agent_id)
 
@@ -58,6 +60,8 @@ class KeyedCaller:
         token = get_access_token()
         if token is not None and token.client_id == UNCHECKED:
             raise StorageUnavailable(str((token.claims or {}).get("error", "The API key could not be checked.")))
+        if token is not None and (token.claims or {}).get("admin"):
+            raise AccessDenied(ADMIN_KEY_REFUSED)
         if token is None or token.subject is None:
             raise AccessDenied("This call needs an API key (Authorization: Bearer <key>).")
         if requested is not None and requested != token.subject:
@@ -71,6 +75,10 @@ class KeyedCaller:
 
 
 KEYS_COMMAND = "uv run scratchpad-mcp keys create --agent NAME"
+ADMIN_KEY_REFUSED = (
+    "This is an admin key: it signs in to the web view at /ui and calls no tools; nothing was run. "
+    f"Call tools with an agent's key (`{KEYS_COMMAND}`)."
+)
 REFUSED_BECAUSE = {
     "missing": "This server needs an API key",
     "malformed": "The Authorization header must be `Bearer <key>`",

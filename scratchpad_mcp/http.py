@@ -21,6 +21,7 @@ from .app import http_server, uses_keys
 from .auth import KeyRequired
 from .metrics import Metrics
 from .settings import Settings
+from .web.serve import web_app
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings | None:
@@ -73,6 +74,7 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         Route("/health", health, methods=["GET"]),
         Route("/ready", ready, methods=["GET"]),
         Route("/metrics", prometheus, methods=["GET"]),
+        Mount("/ui", app=web_app(settings, backend, signed_in=uses_keys(settings))),  # the read-only web view
         Mount("/", app=KeyRequired(mcp_app, metrics) if uses_keys(settings) else mcp_app),
     ]
     return Starlette(routes=routes, lifespan=lifespan)

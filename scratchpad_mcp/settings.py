@@ -94,6 +94,15 @@ class Settings(Variables):
         "MCP_TRANSPORT", "`http` serves streamable HTTP at `/mcp`", "stdio"
     )
     port: Count = variable("PORT", "HTTP port", 4321, ge=1, le=65535)
+    web_port: Count = variable(
+        "SCRATCHPAD_WEB_PORT", "port of the read-only web view `scratchpad-mcp web` serves", 4322, ge=1, le=65535
+    )
+    web_session_secret: SecretStr = variable(
+        "SCRATCHPAD_WEB_SESSION_SECRET",
+        "signs web view sessions (`/ui`); give replicas the same one so a sign-in holds on each",
+        SecretStr(""),
+        shown="random per process",
+    )
     host: Annotated[str, BeforeValidator(values.host)] = variable("SCRATCHPAD_HOST", "HTTP bind address", "127.0.0.1")
     auth: Annotated[AuthMode, BeforeValidator(values.choice(get_args(AuthMode)))] = variable(
         "SCRATCHPAD_AUTH", "HTTP only: `keys` requires an API key per request; `none` trusts `agent_id`", "keys"

@@ -1,0 +1,221 @@
+"""The pages: each reads what it shows through reading.py in a worker thread and renders one template.
+
+Every route is GET except the sign-in form's POST; nothing here writes an agent's data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import quote, urlencode
+
+import anyio
+from jinja2 import Environment
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+
+from scratchpad_core.errors import AccessDenied, InvalidInput, NotFound, ScratchpadError
+from scratchpad_core.paths import check_agent_id
+from scratchpad_core.service import Scratchpad
+
+from . import reading
+from .access import COOKIE, LOCAL, SESSION_MS, Sessions, Viewer
+
+T = TypeVar("T")
+STATUS = {NotFound: 404, AccessDenied: 403, InvalidInput: 400}
+
+
+class Pages:
+    def __init__(
+        self, store: Scratchpad, agents: reading.AgentDirectory, templates: Environment, sessions: Sessions | None
+    ) -> None:
+        self._store = store
+        self._agents = agents
+        self._templates = templates
+        self._sessions = sessions  # None: the single local user, who sees every agent
+
+    # -- plumbing -------------------------------------------------------------------------------------------
+    def render(self, request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+        page = self._templates.get_template(name).render(base=base(request), href=Href(base(request)), **values)
+        return HTMLResponse(page, status_code=status)
+
+    async def viewer(self, request: Request) -> Viewer | None:
+        if self._sessions is None:
+            return LOCAL
+        return await anyio.to_thread.run_sync(self._sessions.viewer, request.cookies.get(COOKIE))
+
+    async def page(self, request: Request, name: str, build: Callable[[Viewer], dict[str, Any]]) -> Response:
+        """Who looks (else the sign-in form), then the page's values read in a worker thread, then the page."""
+        viewer = await self.viewer(request)
+        if viewer is None:
+            return RedirectResponse(f"{base(request)}/signin", status_code=303)
+        try:
+            values = await anyio.to_thread.run_sync(build, viewer)
+        except ScratchpadError as error:
+            status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
+            return self.render(request, "error.html", status, viewer=viewer, message=error.message)
+        return self.render(request, name, viewer=viewer, **values)
+
+    # -- pages ----------------------------------------------------------------------------------------------
+    async def agents(self, request: Request) -> Response:
+        after = request.query_params.get("after") or None
+
+        def build(viewer: Viewer) -> dict[str, Any]:
+            if viewer.agent_id is not None:  # an agent's key: its own agent only
+                rows, more = [self._agents.agent(viewer.agent_id)], None
+            else:
+                found = list(self._agents.agents(after, reading.AGENTS_PAGE + 1))
+                more = found[reading.AGENTS_PAGE - 1].agent_id if len(found) > reading.AGENTS_PAGE else None
+                rows = found[: reading.AGENTS_PAGE]
+            return {"agents": [(u, reading.quota_use(u, self._store)) for u in rows], "more": more}
+
+        return await self.page(request, "agents.html", build)
+
+    async def agent(self, request: Request) -> Response:
+        agent_id = request.path_params["agent"]
+        cursor = request.query_params.get("cursor") or None
+
+        def build(viewer: Viewer) -> dict[str, Any]:
+            seen(viewer, agent_id)
+            files = self._store.list_files(agent_id, limit=reading.FILES_PAGE, cursor=cursor)
+            logs = self._store.list_logs(agent_id)
+            return {"agent": agent_id, "rows": reading.tree(files.files), "files": files, "logs": logs.logs}
+
+        return await self.page(request, "agent.html", build)
+
+    async def file(self, request: Request) -> Response:
+        agent_id, path = request.path_params["agent"], request.path_params["path"]
+        q = request.query_params
+
+        def build(viewer: Viewer) -> dict[str, Any]:
+            seen(viewer, agent_id)
+            versions = self._store.list_versions(agent_id, path)
+            version = number(q, "version")
+            old, new = number(q, "from"), number(q, "to")
+            diff = None
+            if old is not None or new is not None:
+                old = old or max(1, versions.current_version - 1)
+                new = new or versions.current_version
+                diff = reading.version_diff(self._store, agent_id, path, old, new)
+            window = reading.file_window(self._store, agent_id, path, version, number(q, "start") or 1)
+            return {
+                "agent": agent_id,
+                "path": path,
+                "versions": [(v, reading.version_by(v)) for v in reversed(versions.versions)],
+                "window": window,
+                "diff": diff,
+                "old": old,
+                "new": new,
+                "view": "split" if q.get("view") == "split" else "unified",
+            }
+
+        return await self.page(request, "file.html", build)
+
+    async def log(self, request: Request) -> Response:
+        agent_id, path = request.path_params["agent"], request.path_params["path"]
+
+        def build(viewer: Viewer) -> dict[str, Any]:
+            seen(viewer, agent_id)
+            before = number(request.query_params, "before")
+            return {"agent": agent_id, "path": path, "log": reading.log_page(self._store, agent_id, path, before),
+                    "live": before is None}  # fmt: skip
+
+        return await self.page(request, "log.html", build)
+
+    async def log_entries(self, request: Request) -> Response:
+        """JSON for the live log: the entries after `after`, oldest first (the page puts each on top)."""
+        agent_id, path = request.path_params["agent"], request.path_params["path"]
+        viewer = await self.viewer(request)
+        if viewer is None:
+            return JSONResponse({"error": "Sign in again: the session has ended."}, status_code=401)
+        try:
+            seen(viewer, agent_id)
+            after = number(request.query_params, "after") or 0
+            page = await anyio.to_thread.run_sync(reading.new_entries, self._store, agent_id, path, after)
+        except ScratchpadError as error:
+            status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
+            return JSONResponse({"error": error.message}, status_code=status)
+        entries = [{"id": e.id, "entry": e.entry, "created_at": e.created_at} for e in page.entries]
+        return JSONResponse({"entries": entries, "last_entry_id": page.last_entry_id, "has_more": page.has_more})
+
+    async def search(self, request: Request) -> Response:
+        agent_id = request.path_params["agent"]
+        query = request.query_params.get("q", "")
+        regex = request.query_params.get("regex") == "1"
+
+        def build(viewer: Viewer) -> dict[str, Any]:
+            seen(viewer, agent_id)
+            result = None
+            if query:
+                result = self._store.search_files(agent_id, query, max_results=200, regex=regex)
+            return {"agent": agent_id, "query": query, "regex": regex, "result": result}
+
+        return await self.page(request, "search.html", build)
+
+    # -- signing in -----------------------------------------------------------------------------------------
+    async def sign_in_form(self, request: Request) -> Response:
+        return self.render(request, "signin.html", viewer=None, message=None)
+
+    async def sign_in(self, request: Request) -> Response:
+        if self._sessions is None:
+            return RedirectResponse(f"{base(request)}/", status_code=303)
+        form = await request.form()
+        key = form.get("key")
+        outcome = await anyio.to_thread.run_sync(self._sessions.sign_in, key if isinstance(key, str) else "")
+        if isinstance(outcome, str):
+            return self.render(request, "signin.html", 401, viewer=None, message=outcome)
+        _, cookie = outcome
+        response = RedirectResponse(f"{base(request)}/", status_code=303)
+        response.set_cookie(
+            COOKIE, cookie, max_age=SESSION_MS // 1000, path=f"{base(request)}/", httponly=True, samesite="strict",
+            secure=request.url.scheme == "https",
+        )  # fmt: skip
+        return response
+
+    async def sign_out(self, request: Request) -> Response:
+        response = RedirectResponse(f"{base(request)}/signin", status_code=303)
+        response.delete_cookie(COOKIE, path=f"{base(request)}/", httponly=True, samesite="strict")
+        return response
+
+
+def seen(viewer: Viewer, agent_id: str) -> None:
+    check_agent_id(agent_id)
+    viewer.check(agent_id)
+
+
+def number(query: Any, name: str) -> int | None:
+    raw = query.get(name)
+    if raw in (None, ""):
+        return None
+    if not raw.isdigit():
+        raise InvalidInput(f"Invalid {name}: use a whole number, as the page's links do.")
+    return int(raw)
+
+
+def base(request: Request) -> str:
+    """Where the view is mounted ('' at the root, '/ui' in the HTTP server)."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
+class Href:
+    """Links inside the view: href.agent(a), href.file(a, p, version=3), ..."""
+
+    def __init__(self, root: str) -> None:
+        self._root = root
+
+    def __call__(self, *parts: str, **query: object) -> str:
+        path = "/".join(quote(p, safe="/") for p in parts)
+        shown = {k: v for k, v in query.items() if v is not None and v != ""}
+        return f"{self._root}/{path}" + (f"?{urlencode(shown)}" if shown else "")
+
+    def agent(self, agent_id: str, **query: object) -> str:
+        return self("a", agent_id, **query)
+
+    def file(self, agent_id: str, path: str, **query: object) -> str:
+        return self("a", agent_id, "file", path, **query)
+
+    def log(self, agent_id: str, path: str, **query: object) -> str:
+        return self("a", agent_id, "log", path, **query)
+
+    def search(self, agent_id: str, **query: object) -> str:
+        return self("a", agent_id, "search", **query)

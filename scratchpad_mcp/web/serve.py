@@ -1,0 +1,35 @@
+"""The web view on a store the settings name: at /ui of the HTTP server, or alone (`scratchpad-mcp web`)."""
+
+from __future__ import annotations
+
+import hashlib
+
+from starlette.applications import Starlette
+
+from scratchpad_adapters.agent_directory import agent_directory
+from scratchpad_adapters.factory import Backend
+from scratchpad_core.usecases.base import wall_clock_ms
+
+from ..settings import Settings, SettingsError
+from .access import Sessions
+from .app import build_web_app
+
+
+def web_app(settings: Settings, backend: Backend, *, signed_in: bool) -> Starlette:
+    """The view of the backend's store; with signed_in, a person signs in with an API key first."""
+    sessions = Sessions(backend.keys, wall_clock_ms, session_secret(settings)) if signed_in else None
+    return build_web_app(backend.store, agent_directory(backend), sessions)
+
+
+def session_secret(settings: Settings) -> bytes | None:
+    given = settings.web_session_secret.get_secret_value()
+    return hashlib.sha256(given.encode()).digest() if given else None  # None: a random one for this process
+
+
+def check_web_exposure(settings: Settings, host: str, loopback: bool) -> None:
+    """The web view without sign-in shows every agent: only on loopback; elsewhere only behind keys."""
+    if not loopback and settings.auth != "keys":
+        raise SettingsError(
+            f"the web view on {host} would show every agent to anyone who reaches it: serve it on 127.0.0.1, "
+            "or keep SCRATCHPAD_AUTH=keys so that people sign in with an API key."
+        )
