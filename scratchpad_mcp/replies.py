@@ -8,16 +8,25 @@ from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_FIELDS: dict[type, tuple[str, ...]] = {}  # each result dataclass's field names, looked up once
+
 
 def plain(value: Any) -> Any:
-    """Dataclasses to dicts, leaving out fields that are None."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: plain(item) for f in dataclasses.fields(value) if (item := getattr(value, f.name)) is not None}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    return value
+    """Dataclasses to dicts, leaving out fields that are None (once per reply: a listing has thousands of rows)."""
+    kind = type(value)
+    if kind in _SCALARS:
+        return value
+    names = _FIELDS.get(kind)
+    if names is None:
+        if isinstance(value, list):
+            return [plain(item) for item in value]
+        if isinstance(value, dict):
+            return {key: plain(item) for key, item in value.items()}
+        if not dataclasses.is_dataclass(value) or isinstance(value, type):
+            return value
+        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
+    return {name: plain(item) for name in names if (item := getattr(value, name)) is not None}
 
 
 def compact_json(payload: Any) -> str:

@@ -20,7 +20,7 @@ from scratchpad_core.limits import payload_bytes
 from scratchpad_core.service import Scratchpad
 
 from .calls import CallRunner, UseCase, clipped
-from .schemas import lean, property_names
+from .schemas import lean, property_names, unchecked_rows
 from .tools import INSTRUCTIONS, register_tools, tool_bounds
 
 Builder = TypeVar("Builder", bound=Callable[..., UseCase[Any]])
@@ -100,7 +100,7 @@ class ScratchpadServer(MCPServer):
             assert tool is not None
             tool.parameters = lean(self._described(tool.parameters), closed=True)
             if tool.fn_metadata.output_schema is not None:
-                tool.fn_metadata.output_schema = lean(tool.fn_metadata.output_schema)
+                tool.fn_metadata.output_schema = unchecked_rows(lean(tool.fn_metadata.output_schema))
             self._arguments[tool.name] = property_names(tool.parameters)
             return build
 
