@@ -8,6 +8,7 @@ visible (U+2400 pictures), so stored content is always shown as text.
 from __future__ import annotations
 
 import functools
+import html
 
 from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
@@ -16,7 +17,8 @@ from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.token import STANDARD_TYPES, _TokenType
 from pygments.util import ClassNotFound
 
-MAX_COLOURED_LINE = 5_000  # characters; a longer line is shown plain (a lexer's cost grows with it)
+MAX_COLOURED_LINE = 5_000  # characters; a window with a longer line is shown plain (a lexer's cost grows with it)
+MAX_COLOURED_CHARS = 100_000  # characters of one window coloured at most; a larger window is shown plain
 CSS_SCOPE = ".code"
 
 _VISIBLE = {c: 0x2400 + c for c in range(32) if c != 9} | {127: 0x2421}
@@ -48,7 +50,7 @@ def _css_class(kind: _TokenType) -> str:
 def coloured_lines(path: str, lines: list[str]) -> list[Markup]:
     """Each line (without its ending) as escaped HTML with token classes; as many lines as given."""
     text = "".join(lines)
-    if not lines or any(len(line) > MAX_COLOURED_LINE for line in lines):
+    if not lines or len(text) > MAX_COLOURED_CHARS or any(len(line) > MAX_COLOURED_LINE for line in lines):
         return [shown_line(line) for line in lines]
     out: list[Markup] = []
     current: list[str] = []
@@ -56,19 +58,20 @@ def coloured_lines(path: str, lines: list[str]) -> list[Markup]:
         css = _css_class(kind)
         for i, piece in enumerate(value.split("\n")):
             if i:
-                out.append(Markup("").join(current))
+                out.append(Markup("".join(current)))  # noqa: S704 - every piece escaped by _run
                 current = []
             if piece:
                 current.append(_run(css, piece))
     if current:
-        out.append(Markup("").join(current))
+        out.append(Markup("".join(current)))  # noqa: S704 - every piece escaped by _run
     out.extend([Markup("")] * (len(lines) - len(out)))  # trailing empty lines the lexer folded
     return out[: len(lines)]
 
 
-def _run(css: str, piece: str) -> Markup:
-    shown = escape(visible(piece))
-    return shown if not css else Markup('<span class="{}">{}</span>').format(css, shown)
+def _run(css: str, piece: str) -> str:
+    """One token's text, escaped (its CSS class is one of Pygments' own short names)."""
+    shown = html.escape(visible(piece.removesuffix("\r")), quote=False)
+    return f'<span class="{css}">{shown}</span>' if css else shown
 
 
 def shown_line(line: str) -> Markup:
