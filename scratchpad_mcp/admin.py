@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import itertools
 import sys
@@ -10,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+import click
 from sqlalchemy import Engine
 
 from scratchpad_adapters.factory import SqlBackend
@@ -21,28 +21,90 @@ from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import InvalidInput
 
 from .app import open_configured
+from .cli import Invocation, progress
+from .cli_root import Command, Group, pass_invocation
 from .settings import Settings
 
 
-def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    db = commands.add_parser("db", help="database migrations")
-    db_commands = db.add_subparsers(dest="db_command", required=True)
-    db_commands.add_parser("upgrade", help="apply pending migrations (the server also does this at start)")
-    db_commands.add_parser("current", help="show the database's migration revision and whether it is at head")
-    down = db_commands.add_parser("downgrade", help="revert migrations (e.g. to 'base'); destroys data")
-    down.add_argument("revision")
-
-    out = commands.add_parser("export", help="write files, versions, logs and summaries as JSON lines")
-    out.add_argument("--agent", help="export only this agent")
-    out.add_argument("-o", "--output", help="write to this file instead of stdout")
-
-    load = commands.add_parser("import", help="load an export into this database (all or nothing)")
-    load.add_argument("input", nargs="?", default="-", help="export file, or - for stdin (default)")
-    load.add_argument("--replace", action="store_true", help="overwrite agents that already have data here")
+@click.group(cls=Group)
+def db() -> None:
+    """Database migrations: upgrade, current, downgrade."""
 
 
-def progress(message: str) -> None:
-    print(f"scratchpad-mcp: {message}", file=sys.stderr, flush=True)
+@db.command()
+@pass_invocation
+def upgrade(invocation: Invocation) -> int:
+    """Apply pending migrations (the server also does this at start)."""
+    with opened_engine(invocation.begin()) as engine:
+        migrate.upgrade(engine)
+        return _show_revision(engine)
+
+
+@db.command()
+@pass_invocation
+def current(invocation: Invocation) -> int:
+    """Show the migration revision and whether it is at head."""
+    settings = invocation.begin()
+    require_existing(settings.database_url)
+    with opened_engine(settings) as engine:
+        return _show_revision(engine)
+
+
+@db.command()
+@click.argument("revision")
+@pass_invocation
+def downgrade(invocation: Invocation, revision: str) -> int:
+    """Revert migrations to REVISION; destroys data.
+
+    REVISION is a migration id (see `db current`), or 'base' to remove the schema and everything in it.
+    """
+    settings = invocation.begin()
+    if not revision.strip():
+        raise InvalidInput("Invalid revision: name one, e.g. `db downgrade base` (see `db current`).")
+    with opened_engine(settings) as engine:
+        migrate.downgrade(engine, revision)
+        return _show_revision(engine)
+
+
+@click.command("export", cls=Command)
+@click.option("--agent", metavar="AGENT", help="Export only this agent.")
+@click.option("-o", "--output", metavar="FILE", help="Write to this file instead of stdout.")
+@pass_invocation
+def export_command(invocation: Invocation, agent: str | None, output: str | None) -> int:
+    """Write files, versions, logs and summaries as JSON lines."""
+    settings = invocation.begin()
+    require_existing(settings.database_url)
+    with opened_engine(settings) as engine:
+        if migrate.current_revision(engine) is None:
+            raise InvalidInput(
+                f"{safe_url(settings.database_url)} holds no scratchpad data (no schema). Check the database URL."
+            )
+        with _output(output) as out:
+            export(engine, out, agent=agent, progress=progress)
+    return 0
+
+
+@click.command("import", cls=Command)
+@click.argument("source", metavar="[INPUT]", default="-")
+@click.option("--replace", is_flag=True, help="Overwrite agents that already have data here.")
+@pass_invocation
+def import_command(invocation: Invocation, source: str, replace: bool) -> int:
+    """Load an export into this database (all or nothing).
+
+    INPUT is an export file, or - for stdin (the default).
+    """
+    settings = invocation.begin()
+    with _input(source) as handle:
+        first = handle.readline()
+        check_first_line(first)  # input that is no export (or no file) creates no database
+        with opened_engine(settings) as engine:
+            migrate.upgrade(engine)
+            lines = itertools.chain([first], handle)
+            import_(engine, lines, replace=replace, progress=progress, limits=settings.limits)
+    return 0
+
+
+COMMANDS = (db, export_command, import_command)
 
 
 @contextlib.contextmanager
@@ -66,29 +128,6 @@ def in_memory(url: str, commands: str) -> InvalidInput:
     )
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
-    url = settings.database_url
-    if args.command == "import":
-        with _input(args.input) as handle:
-            first = handle.readline()
-            check_first_line(first)  # input that is no export (or no file) creates no database
-            with opened_engine(settings) as engine:
-                migrate.upgrade(engine)
-                lines = itertools.chain([first], handle)
-                import_(engine, lines, replace=args.replace, progress=progress, limits=settings.limits)
-        return 0
-    if args.command == "export" or (args.command == "db" and args.db_command == "current"):
-        require_existing(url)
-    with opened_engine(settings) as engine:
-        if args.command == "db":
-            return _db(args, engine)
-        if migrate.current_revision(engine) is None:
-            raise InvalidInput(f"{safe_url(url)} holds no scratchpad data (no schema). Check the database URL.")
-        with _output(args.output) as out:
-            export(engine, out, agent=args.agent, progress=progress)
-        return 0
-
-
 def require_existing(url: str) -> None:
     """Reading from a SQLite file that is not there is a typo, not a new, empty database."""
     file = sqlite_files.file_of(url)  # None for another database, or a URL make_engine will explain
@@ -97,13 +136,7 @@ def require_existing(url: str) -> None:
         raise InvalidInput(f"There is no database file at {file}{f' ({cause})' if cause else ''}. Check the path.")
 
 
-def _db(args: argparse.Namespace, engine: Engine) -> int:
-    if args.db_command == "upgrade":
-        migrate.upgrade(engine)
-    elif args.db_command == "downgrade":
-        if not args.revision.strip():
-            raise InvalidInput("Invalid revision: name one, e.g. `db downgrade base` (see `db current`).")
-        migrate.downgrade(engine, args.revision)
+def _show_revision(engine: Engine) -> int:
     current, head = migrate.current_revision(engine), migrate.head_revision()
     if current == head:
         state = "at head"

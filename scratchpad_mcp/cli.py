@@ -1,8 +1,11 @@
-"""The scratchpad-mcp command: serve MCP (the default) and run maintenance subcommands."""
+"""The scratchpad-mcp command: serve MCP (the default) and run maintenance subcommands.
+
+The command tree (click) is in cli_root; this module reads the settings, serves, and turns every failure into
+one line and an exit code. With no arguments at all, as a supervisor starts it, it serves without importing
+the command-line parser."""
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -16,13 +19,57 @@ from scratchpad_adapters.sql.sqlite_files import SqliteFileError
 from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import ScratchpadError
 
-from . import admin, app, databases, keys_cli
+from . import app, databases
 from .databases import Database
-from .server import package_version
 from .server_logging import configure_logging
 from .settings import Settings, SettingsError
 
 log = logging.getLogger("scratchpad")
+
+
+def progress(message: str) -> None:
+    print(f"scratchpad-mcp: {message}", file=sys.stderr, flush=True)
+
+
+class Invocation:
+    """What this run of the command chose: its settings and database once read, and whether it serves."""
+
+    def __init__(self) -> None:
+        self.option: str | None = None
+        self.settings: Settings | None = None
+        self.database: Database | None = None
+        self.serving = False
+
+    def configured(self) -> tuple[Settings, Database]:
+        """The settings (the --database option overriding them) and their database, read once; logging set up."""
+        if self.settings is None or self.database is None:
+            settings = Settings.from_env(os.environ)
+            if self.option is not None:
+                if not self.option.strip():
+                    raise SettingsError("--database is empty: give a URL such as sqlite:///path/to/file.db.")
+                settings = settings.model_copy(update={"database_url": self.option})
+            configure_logging(settings.log_level, settings.log_format)
+            self.settings, self.database = settings, databases.chosen(settings, os.environ, self.option)
+        return self.settings, self.database
+
+    def serve(self) -> int:
+        settings, database = self.configured()
+        self.serving = True
+        check_exposure(settings)
+        shown = safe_url(settings.database_url)
+        log.info(
+            "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),
+            extra={"event": "startup", "transport": settings.transport, "database": shown, "auth": settings.auth},
+        )  # fmt: skip
+        app.serve(settings)
+        return 0
+
+    def begin(self) -> Settings:
+        """The settings a command other than serve works with, once the operator has been told which database."""
+        settings, database = self.configured()
+        databases.refuse_to_guess(settings, os.environ, self.option)
+        progress(f"database {database.named()}")  # before any work: an operator sees which one it is
+        return settings
 
 
 def check_exposure(settings: Settings) -> None:
@@ -34,72 +81,45 @@ def check_exposure(settings: Settings) -> None:
         )
 
 
-def serve(settings: Settings, database: Database) -> int:
-    check_exposure(settings)
-    shown = safe_url(settings.database_url)
-    log.info(
-        "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),
-        extra={"event": "startup", "transport": settings.transport, "database": shown, "auth": settings.auth},
-    )  # fmt: skip
-    app.serve(settings)
-    return 0
-
-
-def parser() -> argparse.ArgumentParser:
-    root = argparse.ArgumentParser(
-        prog="scratchpad-mcp",
-        description="Versioned, token-efficient storage for AI agents over MCP. With no command: serve "
-        "(stdio, or streamable HTTP with MCP_TRANSPORT=http). Settings come from SCRATCHPAD_* variables.",
-    )
-    root.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
-    root.add_argument(
-        "--database", metavar="URL", help="SQLAlchemy URL; overrides SCRATCHPAD_DATABASE_URL and SCRATCHPAD_DB_PATH"
-    )
-    commands = root.add_subparsers(dest="command")
-    commands.add_parser("serve", help="serve MCP (the default)")
-    admin.add_commands(commands)
-    keys_cli.add_commands(commands)
-    return root
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    args = sys.argv[1:] if argv is None else list(argv)
+    invocation = Invocation()
     try:
-        settings = Settings.from_env(os.environ)
-        if args.database is not None:
-            if not args.database.strip():
-                raise SettingsError("--database is empty: give a URL such as sqlite:///path/to/file.db.")
-            settings = settings.model_copy(update={"database_url": args.database})
-    except SettingsError as error:
-        if Settings.log_format_on_failure(os.environ) == "json":  # as the server's own lines: a supervisor reads JSON
-            configure_logging("INFO", "json")
-            log.error("scratchpad-mcp: invalid setting: %s", error, extra={"event": "startup_failed"})
-        else:
-            print(f"scratchpad-mcp: invalid setting: {error}", file=sys.stderr)
-        return 2
-    configure_logging(settings.log_level, settings.log_format)
-    serving = args.command in (None, "serve")
-    database = databases.chosen(settings, os.environ, args.database)
-    try:
-        if serving:
-            return serve(settings, database)
-        databases.refuse_to_guess(settings, os.environ, args.database)
-        admin.progress(f"database {database.named()}")  # before any work: an operator sees which one it is
-        if args.command == "keys":
-            return keys_cli.run(args, settings)
-        return admin.run(args, settings)
+        if not args:
+            return invocation.serve()
+        from .cli_root import run  # the parser, for any command line at all
+
+        return run(args, invocation)
     except BrokenPipeError:  # e.g. `export | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
         return 141
-    except (SettingsError, ScratchpadError, DBAPIError, OSError, UnicodeDecodeError) as error:
-        message = describe_failure(error, database)
-        if serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start
-            log.error("scratchpad-mcp cannot start: %s", message, extra={"event": "startup_failed"})
-        else:
-            print(f"scratchpad-mcp: {message}", file=sys.stderr)
-        return 2 if isinstance(error, SettingsError) else 1
+    except SettingsError as error:
+        if invocation.database is None:  # the settings themselves
+            return invalid_setting(error)
+        return failed(invocation, error)
+    except (ScratchpadError, DBAPIError, OSError, UnicodeDecodeError) as error:
+        return failed(invocation, error)
     except KeyboardInterrupt:
         return 130
+
+
+def invalid_setting(error: SettingsError) -> int:
+    if Settings.log_format_on_failure(os.environ) == "json":  # as the server's own lines: a supervisor reads JSON
+        configure_logging("INFO", "json")
+        log.error("scratchpad-mcp: invalid setting: %s", error, extra={"event": "startup_failed"})
+    else:
+        print(f"scratchpad-mcp: invalid setting: {error}", file=sys.stderr)
+    return 2
+
+
+def failed(invocation: Invocation, error: Exception) -> int:
+    database = invocation.database
+    message = str(error) if database is None else describe_failure(error, database)
+    if invocation.serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start
+        log.error("scratchpad-mcp cannot start: %s", message, extra={"event": "startup_failed"})
+    else:
+        print(f"scratchpad-mcp: {message}", file=sys.stderr)
+    return 2 if isinstance(error, SettingsError) else 1
 
 
 def describe_failure(error: Exception, database: Database) -> str:

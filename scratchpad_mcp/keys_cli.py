@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import datetime
 import sys
+from collections.abc import Iterator
+
+import click
 
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
+from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey, ApiKeys
 
 from .admin import in_memory, require_existing
 from .app import open_configured
+from .cli import Invocation
+from .cli_root import Group, pass_invocation
 from .settings import Settings
 
 FRESHNESS = (
@@ -19,41 +24,60 @@ FRESHNESS = (
 )
 
 
-def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    keys = commands.add_parser("keys", help="API keys for the HTTP transport")
-    actions = keys.add_subparsers(dest="keys_command", required=True)
-    create = actions.add_parser("create", help="make a key for an agent; the secret is printed once")
-    create.add_argument("--agent", required=True, help="the agent this key acts for")
-    create.add_argument("--read-only", action="store_true", help="allow only the read-only tools")
-    create.add_argument("--label", default="", help="a note to recognize the key by")
-    actions.add_parser("list", help="show keys (never their secrets)")
-    revoke = actions.add_parser("revoke", help="end a key at once, on every replica")
-    revoke.add_argument("id")
+@click.group(cls=Group)
+def keys() -> None:
+    """API keys for the HTTP transport: create, list, revoke."""
 
 
-def run(args: argparse.Namespace, settings: Settings) -> int:
+@keys.command()
+@click.option("--agent", required=True, metavar="AGENT", help="The agent this key acts for.")
+@click.option("--read-only", is_flag=True, help="Allow only the read-only tools.")
+@click.option("--label", default="", metavar="TEXT", help="A note to recognize the key by.")
+@pass_invocation
+def create(invocation: Invocation, agent: str, read_only: bool, label: str) -> int:
+    """Make a key for an agent; the secret is printed once."""
+    with _keys(invocation.begin(), existing=False) as store:
+        key, secret = store.create(agent, read_only=read_only, label=label)
+    print(secret)
+    mode = "read-only" if key.read_only else "read-write"
+    print(f"key {key.id} for agent {key.agent_id} ({mode}); keep the secret above, it is not stored.", file=sys.stderr)
+    return 0
+
+
+@keys.command("list")
+@pass_invocation
+def list_keys(invocation: Invocation) -> int:
+    """Show keys (never their secrets)."""
+    with _keys(invocation.begin()) as store:
+        print(f"{'id':<14}{'agent':<24}{'access':<12}{'created':<22}{'last used':<22}{'revoked':<22}label")
+        for key in store.list():
+            print(_row(key))
+    print(FRESHNESS, file=sys.stderr)
+    return 0
+
+
+@keys.command()
+@click.argument("key_id", metavar="ID")
+@pass_invocation
+def revoke(invocation: Invocation, key_id: str) -> int:
+    """End the key ID at once, on every replica."""
+    with _keys(invocation.begin()) as store:
+        store.revoke(key_id)
+    print(f"revoked {key_id}")
+    return 0
+
+
+@contextlib.contextmanager
+def _keys(settings: Settings, *, existing: bool = True) -> Iterator[ApiKeys]:
+    """The key store of the settings' database; listing or revoking keys of a database that is not there is a
+    typo (existing=True), so that refuses instead of creating it."""
     if is_memory_url(settings.database_url):  # a key made there would be gone before anyone could use it
         raise in_memory(settings.database_url, "keys work")
-    if args.keys_command != "create":  # listing or revoking keys of a database that is not there is a typo
+    if existing:
         require_existing(settings.database_url)
     backend = open_configured(settings)
     try:
-        keys = backend.keys
-        if args.keys_command == "create":
-            key, secret = keys.create(args.agent, read_only=args.read_only, label=args.label)
-            print(secret)
-            mode = "read-only" if key.read_only else "read-write"
-            note = f"key {key.id} for agent {key.agent_id} ({mode}); keep the secret above, it is not stored."
-            print(note, file=sys.stderr)
-        elif args.keys_command == "list":
-            print(f"{'id':<14}{'agent':<24}{'access':<12}{'created':<22}{'last used':<22}{'revoked':<22}label")
-            for key in keys.list():
-                print(_row(key))
-            print(FRESHNESS, file=sys.stderr)
-        else:
-            keys.revoke(args.id)
-            print(f"revoked {args.id}")
-        return 0
+        yield backend.keys
     finally:
         backend.close()
 

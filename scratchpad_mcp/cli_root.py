@@ -1,0 +1,88 @@
+"""The command tree (click): the root group, its options, and where each module's commands join it.
+
+Each group lives with its work: `db`, `export` and `import` in admin, `keys` in keys_cli, the read-only
+inspection commands in inspect_cli. A command is made with `@<group>.command()` on a `Group` from here (so its
+help reads like the rest), takes the run's Invocation with `@pass_invocation`, calls `invocation.begin()`
+before any work and returns its exit code. Failures are raised, never printed: cli.main words them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import click
+
+from .cli import Invocation
+from .server import package_version
+
+
+class HelpFormatter(click.HelpFormatter):
+    def write_usage(self, prog: str, args: str = "", prefix: str | None = None) -> None:
+        super().write_usage(prog, args, "usage: " if prefix is None else prefix)
+
+
+class Context(click.Context):
+    formatter_class = HelpFormatter
+
+
+class Command(click.Command):
+    context_class = Context
+
+
+class Group(click.Group):
+    """A group whose commands and subgroups (made with .command() and .group()) share this help style."""
+
+    context_class = Context
+    command_class = Command
+    group_class = type
+
+
+pass_invocation = click.make_pass_decorator(Invocation)
+HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
+
+
+@click.group(cls=Group, invoke_without_command=True, context_settings=HELP)
+@click.version_option(package_version(), "--version", prog_name="scratchpad-mcp", message="%(prog)s %(version)s")
+@click.option(
+    "--database", metavar="URL", help="SQLAlchemy URL; overrides SCRATCHPAD_DATABASE_URL and SCRATCHPAD_DB_PATH."
+)
+@click.pass_context
+def root(context: click.Context, database: str | None) -> int | None:
+    """Versioned, token-efficient storage for AI agents over MCP.
+
+    With no command: serve (stdio, or streamable HTTP with MCP_TRANSPORT=http). Settings come from SCRATCHPAD_*
+    variables; --database goes before the command.
+    """
+    invocation = context.ensure_object(Invocation)
+    invocation.option = database
+    if context.invoked_subcommand is None:
+        return invocation.serve()
+    return None
+
+
+@root.command()
+@pass_invocation
+def serve(invocation: Invocation) -> int:
+    """Serve MCP (the default)."""
+    return invocation.serve()
+
+
+def command_line() -> Group:
+    """The root group with every command attached (once)."""
+    if len(root.commands) == 1:
+        from . import admin, keys_cli
+
+        for command in (*admin.COMMANDS, keys_cli.keys):
+            root.add_command(command)
+    return root
+
+
+def run(args: Sequence[str], invocation: Invocation) -> int:
+    """Parse `args` and run the command they name; usage errors are shown here, every other failure raised."""
+    try:
+        with command_line().make_context("scratchpad-mcp", list(args), obj=invocation) as context:
+            return int(context.command.invoke(context) or 0)
+    except click.exceptions.Exit as done:  # --help, --version
+        return done.exit_code
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
