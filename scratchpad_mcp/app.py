@@ -75,7 +75,9 @@ def serve(settings: Settings) -> None:
     backend = open_configured(settings)
     try:
         if settings.transport == "stdio":
-            stdio_server(settings, backend).run()
+            from . import stdio, wire
+
+            stdio.serve(stdio_server(settings, backend), wire.max_message_bytes(settings.limits))
             return
         from . import http  # starlette and uvicorn only when serving HTTP
 

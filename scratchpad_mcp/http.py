@@ -19,8 +19,10 @@ from scratchpad_adapters.factory import Backend
 
 from .app import http_server, uses_keys
 from .auth import KeyRequired
+from .http_body import CheckedBody
 from .metrics import Metrics
 from .settings import Settings
+from .wire import max_message_bytes
 from .web.serve import web_app
 
 
@@ -36,8 +38,8 @@ def transport_security(settings: Settings) -> TransportSecuritySettings | None:
 
 
 def max_body_bytes(settings: Settings) -> int:
-    """Just above the largest allowed write: its content may grow six-fold as JSON (control characters as \\u00XX)."""
-    return 6 * settings.limits.max_file_bytes + 64 * 1024
+    """Just above the largest allowed write (wire.max_message_bytes, the stdio line bound too)."""
+    return max_message_bytes(settings.limits)
 
 
 def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = None) -> Starlette:
@@ -51,7 +53,7 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         host=settings.host,
         max_request_body_size=max_body_bytes(settings),
     )
-    without_event_stream(mcp_app)
+    without_event_stream(mcp_app, max_body_bytes(settings))
 
     async def health(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -97,14 +99,15 @@ class NoEventStream:
         await self.app(scope, receive, send)
 
 
-def without_event_stream(mcp_app: Starlette) -> None:
-    """Put NoEventStream behind the SDK's key check on /mcp (a GET without a valid key still gets the 401)."""
+def without_event_stream(mcp_app: Starlette, max_bytes: int) -> None:
+    """Put NoEventStream and CheckedBody behind the SDK's key check on /mcp (a GET or a broken body without a
+    valid key still gets the 401)."""
     for route in mcp_app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
             if isinstance(route.app, RequireAuthMiddleware):
-                route.app.app = NoEventStream(route.app.app)
+                route.app.app = NoEventStream(CheckedBody(route.app.app, max_bytes))
             else:
-                route.app = NoEventStream(route.app)
+                route.app = NoEventStream(CheckedBody(route.app, max_bytes))
             return
     raise RuntimeError("the MCP SDK's app has no /mcp route to answer GET on")
 

@@ -1,0 +1,103 @@
+"""POST /mcp bodies checked before the SDK reads them: the content type, the size, how long the body takes to
+arrive, and the JSON-RPC message itself (wire.py). Each refusal is a JSON-RPC error in our own words, with the
+request's id where one can be found, instead of the SDK's parser and validation internals."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import anyio
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from . import wire
+
+log = logging.getLogger("scratchpad.http")
+
+IDLE_SECONDS = 10.0  # the longest wait for the next part of a body
+BODY_SECONDS = 60.0  # the longest a whole body may take to arrive
+
+
+class BodyTooSlow(Exception):
+    pass
+
+
+class CheckedBody:
+    """Reads a POST body (bounded in size and time), answers a broken message itself, and hands a good one to the
+    SDK's app as if it came straight from the client."""
+
+    idle_seconds = IDLE_SECONDS
+    body_seconds = BODY_SECONDS
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        content_type = dict(scope["headers"]).get(b"content-type", b"").split(b";")[0].strip().lower()
+        if content_type != b"application/json":
+            shown = content_type.decode("latin-1")[:80] or "none"
+            message = f"Unsupported Media Type: Content-Type must be application/json, not {shown}. Nothing was run."
+            await refuse(scope, receive, send, 415, [wire.Refusal(wire.NO_ID, wire.INVALID_REQUEST, message)])
+            return
+        declared = dict(scope["headers"]).get(b"content-length", b"")
+        too_large = declared.isdigit() and int(declared) > self.max_bytes  # refused after its first part (its id)
+        body = bytearray()
+        try:
+            with anyio.fail_after(self.body_seconds):
+                more = True
+                while more:
+                    with anyio.move_on_after(self.idle_seconds) as idle:
+                        part = await receive()
+                    if idle.cancelled_caught:
+                        raise BodyTooSlow
+                    if part["type"] != "http.request":
+                        return  # the client went away
+                    body += part.get("body", b"")
+                    more = part.get("more_body", False)
+                    if too_large or len(body) > self.max_bytes:
+                        await self.too_large(scope, receive, send, bytes(body[: wire.LEADING_BYTES]))
+                        return
+        except (TimeoutError, BodyTooSlow):
+            message = (
+                f"Request Timeout: the body did not arrive in time (each part within {self.idle_seconds:g} s, "
+                f"all of it within {self.body_seconds:g} s). Nothing was run; send the request again."
+            )
+            await refuse(scope, receive, send, 408, [wire.Refusal(wire.leading_id(bytes(body)), -32000, message)])
+            return
+        checked = wire.check(bytes(body))
+        if isinstance(checked, list):
+            await refuse(scope, receive, send, 400, checked)
+            return
+        await self.app(scope, replay(bytes(body), receive), send)
+
+    async def too_large(self, scope: Scope, receive: Receive, send: Send, prefix: bytes) -> None:
+        await refuse(scope, receive, send, 413, wire.oversized(prefix, None, self.max_bytes))
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """The receive channel of a request whose body was already read: the body once, then the client's own."""
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if sent:
+            return await receive()
+        sent = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replayed
+
+
+async def refuse(scope: Scope, receive: Receive, send: Send, status: int, refusals: list[wire.Refusal]) -> None:
+    """The error(s) as the response: one JSON-RPC error, or one per request of a batch."""
+    for refusal in refusals:
+        log.info("refused a request: %s", refusal.message, extra={"event": "invalid_message", "status": status})
+    payload: Any = [r.payload() for r in refusals] if len(refusals) > 1 else refusals[0].payload()
+    body = json.dumps(payload, separators=(",", ":"), ensure_ascii=True).encode()
+    await Response(body, status_code=status, media_type="application/json")(scope, receive, send)

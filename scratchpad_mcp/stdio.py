@@ -1,0 +1,122 @@
+"""MCP over stdio on the event loop's own pipes: the same message streams the SDK's stdio_server() gives its
+server session (so both protocol revisions and server-to-client notifications work as they do there), without a
+worker thread per line read or written, and with every request answered.
+
+Lines are split on "\\n" only and bounded by max_message_bytes (6 x SCRATCHPAD_MAX_FILE_BYTES + 64 KiB, the HTTP
+body bound). A line the SDK would drop or choke on (see wire.py) is answered here with a JSON-RPC error naming what
+was wrong, when it has an id; otherwise it is dropped with a log line. A reply that cannot be encoded becomes an
+internal error for its request, so the writer never stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+import mcp_types
+from mcp.server.mcpserver import MCPServer
+from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream, create_context_streams
+from mcp.shared.message import SessionMessage
+from pydantic_core import PydanticSerializationError
+
+from . import stdio_pipes, wire
+from .stdio_pipes import Oversized, Sink
+
+log = logging.getLogger("scratchpad.stdio")
+
+Streams = tuple[ContextReceiveStream[SessionMessage | Exception], ContextSendStream[SessionMessage]]
+
+
+def serve(server: MCPServer, max_line_bytes: int) -> None:
+    """Serve `server` over this process's stdin and stdout until stdin ends."""
+    anyio.run(serve_async, server, max_line_bytes)
+
+
+async def serve_async(server: MCPServer, max_line_bytes: int) -> None:
+    lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, given our streams instead
+    async with stdio_streams(max_line_bytes) as (read_stream, write_stream):
+        await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+
+@contextlib.asynccontextmanager
+async def stdio_streams(max_line_bytes: int) -> AsyncIterator[Streams]:
+    """The process's stdin and stdout as the SDK's session streams, while fd 0 reads /dev/null and fd 1 writes to
+    stderr (stray reads and prints miss the wire)."""
+    sys.stdout.flush()
+    with (
+        open(os.devnull, "rb") as null,
+        stdio_pipes.claimed(0, null.fileno()) as stdin_fd,
+        stdio_pipes.claimed(1, 2) as stdout_fd,
+    ):
+        out = await stdio_pipes.sink(stdout_fd)
+        try:
+            async with streams(await stdio_pipes.source(stdin_fd), out, max_line_bytes) as pair:
+                yield pair
+        finally:
+            await out.aclose()
+
+
+@contextlib.asynccontextmanager
+async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) -> AsyncIterator[Streams]:
+    """A reader task turning lines into session messages (answering refusals itself) and a writer task turning the
+    session's messages into lines, for as long as the block runs."""
+    read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
+    write_stream, write_reader = create_context_streams[SessionMessage](0)
+
+    async def reader() -> None:
+        async with read_writer:
+            async for line in stdio_pipes.lines(source, max_line_bytes):
+                checked = received(line, max_line_bytes)
+                if isinstance(checked, list):
+                    await answer(out, checked)
+                else:
+                    await read_writer.send(SessionMessage(checked))
+
+    async def writer() -> None:
+        async with write_reader:
+            async for session_message in write_reader:
+                data = encoded(session_message.message)
+                if data is not None:
+                    await out.write(data + b"\n")
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(reader)
+        tasks.start_soon(writer)
+        yield read_stream, write_stream  # the tasks end as the SDK does: at the end of stdin and of the session
+
+
+def received(line: bytes | Oversized, bound: int) -> wire.Checked:
+    if isinstance(line, Oversized):
+        return wire.oversized(line.prefix, line.size, bound)
+    if not line or line.isspace():
+        return []  # a blank line (or a lone CR between messages): nothing to answer
+    return wire.check(line)
+
+
+async def answer(out: Sink, refusals: list[wire.Refusal]) -> None:
+    for refusal in refusals:
+        if refusal.answerable:
+            log.info("refused a request: %s", refusal.message, extra={"event": "invalid_message"})
+            await out.write(refusal.encoded() + b"\n")
+        else:
+            log.warning("dropped a message with no id to answer: %s", refusal.message, extra={"event": "dropped"})
+
+
+def encoded(message: mcp_types.JSONRPCMessage) -> bytes | None:
+    """One message as compact JSON (one serialization, straight to bytes); a reply that cannot be encoded becomes
+    an internal error for its request, and any other message that cannot is dropped (None), both logged."""
+    try:
+        data: bytes = message.__pydantic_serializer__.to_json(message, by_alias=True, exclude_unset=True)
+        return data
+    except PydanticSerializationError:
+        log.exception("a %s could not be encoded as JSON", type(message).__name__)
+    request_id: Any = getattr(message, "id", None)
+    if not isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)) or request_id is None:
+        return None
+    text = "Internal error: the reply could not be encoded as JSON (the call may have run). Check before retrying."
+    return wire.Refusal(request_id, wire.INTERNAL_ERROR, text).encoded()

@@ -1,0 +1,184 @@
+"""The process's stdin and stdout as byte sources and sinks on the event loop: pipes and sockets through the loop's
+own transports (no worker thread per line), anything else (a file, a TTY, /dev/null) through plain reads in a worker
+thread and plain writes; and the lines of a source, split on "\\n" only and bounded in length."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import stat
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+import anyio
+
+from .wire import LEADING_BYTES as PREFIX
+
+CHUNK = 1 << 20
+
+
+class Source(Protocol):
+    async def read(self) -> bytes:
+        """The next bytes available (b"" at the end)."""
+
+
+class Sink(Protocol):
+    async def write(self, data: bytes) -> None:
+        """Write all of data, waiting while the reader falls behind."""
+
+    async def aclose(self) -> None:
+        """Flush what is buffered and let go of the pipe."""
+
+
+def is_pipe(fd: int) -> bool:
+    mode = os.fstat(fd).st_mode
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class PipeSource:
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    async def read(self) -> bytes:
+        return await self._reader.read(CHUNK)
+
+
+class ThreadSource:
+    """Blocking reads in a worker thread: what a regular file or a terminal needs (the loop cannot poll them)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def read(self) -> bytes:
+        return await anyio.to_thread.run_sync(os.read, self._fd, CHUNK, abandon_on_cancel=True)
+
+
+class Outlet(asyncio.Protocol):
+    """The write side's flow control: writable until the pipe's buffer is full, closed once the pipe is gone."""
+
+    def __init__(self) -> None:
+        self.writable = asyncio.Event()
+        self.writable.set()
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def pause_writing(self) -> None:
+        self.writable.clear()
+
+    def resume_writing(self) -> None:
+        self.writable.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.writable.set()
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+class PipeSink:
+    def __init__(self, transport: asyncio.WriteTransport, outlet: Outlet) -> None:
+        self._transport = transport
+        self._outlet = outlet
+
+    async def write(self, data: bytes) -> None:
+        if self._transport.is_closing():
+            raise BrokenPipeError("the client closed stdout")
+        self._transport.write(data)
+        await self._outlet.writable.wait()
+
+    async def aclose(self) -> None:
+        self._transport.close()  # sends what is still buffered first
+        await self._outlet.closed
+
+
+class BlockingSink:
+    """Plain writes: a file or a terminal takes them at once."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    async def write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+
+    async def aclose(self) -> None:
+        pass
+
+
+async def source(fd: int) -> Source:
+    if not is_pipe(fd):
+        return ThreadSource(fd)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=CHUNK, loop=loop)
+    pipe = os.fdopen(os.dup(fd), "rb", 0)  # the transport closes its own copy
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader, loop=loop), pipe)
+    return PipeSource(reader)
+
+
+async def sink(fd: int) -> Sink:
+    if not is_pipe(fd):
+        return BlockingSink(fd)
+    loop = asyncio.get_running_loop()
+    pipe = os.fdopen(os.dup(fd), "wb", 0)
+    transport, outlet = await loop.connect_write_pipe(Outlet, pipe)
+    return PipeSink(transport, outlet)
+
+
+@contextlib.contextmanager
+def claimed(fd: int, stand_in: int) -> Iterator[int]:
+    """A private copy of fd for the transport, while fd itself points at stand_in (/dev/null for stdin, stderr for
+    stdout), so that nothing else in the process reads the client's requests or writes into its replies."""
+    private = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+    os.dup2(stand_in, fd)
+    try:
+        yield private
+    finally:
+        os.dup2(private, fd)
+        with contextlib.suppress(OSError):
+            os.set_blocking(fd, True)
+        os.close(private)
+
+
+@dataclass
+class Oversized:
+    """A line longer than the bound: its first bytes, and how long it was."""
+
+    prefix: bytes
+    size: int
+
+
+async def lines(read: Source, bound: int) -> AsyncIterator[bytes | Oversized]:
+    """The lines of `read`, split on b"\\n" only (a CR is JSON whitespace, never a line break), without the
+    newline; a line over `bound` bytes comes as Oversized, read through without being kept."""
+    pending = bytearray()
+    skipped: Oversized | None = None
+    while chunk := await read.read():
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            piece = chunk[start:] if end < 0 else chunk[start:end]
+            if skipped is not None:
+                skipped.size += len(piece)
+            elif len(pending) + len(piece) > bound:
+                skipped = Oversized(bytes(pending[:PREFIX]) + piece[: max(0, PREFIX - len(pending))], 0)
+                skipped.size = len(pending) + len(piece)
+                pending.clear()
+            elif end >= 0 and not pending:
+                yield piece
+            else:
+                pending += piece
+                if end >= 0:
+                    yield bytes(pending)
+                    pending.clear()
+            if end < 0:
+                break
+            if skipped is not None:
+                yield skipped
+                skipped = None
+            start = end + 1
+    if skipped is not None:
+        yield skipped
+    elif pending:
+        yield bytes(pending)

@@ -1,0 +1,155 @@
+"""Streamable HTTP under hostile input, on the app in process: generated tool calls and malformed JSON-RPC bodies,
+bad content types, oversized and slow bodies. Each gets a JSON-RPC answer in our own words (no SDK parser or
+pydantic text), with the request's id when it had one, and a refused call commits nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from starlette.applications import Starlette
+from starlette.types import Message
+
+from scratchpad_adapters import open_backend
+from scratchpad_mcp import http_body
+from scratchpad_mcp.http import build_app, max_body_bytes
+from scratchpad_mcp.settings import Settings
+from tests.conftest import FakeSummarizer
+from tests.fuzz.checks import Commits, assert_answer, assert_error_reply, assert_reply
+from tests.fuzz.generate import calls, compact, raw_messages
+
+pytestmark = pytest.mark.anyio
+
+SEED = 20261202
+CALLS = 2_000
+RAW = 1_000
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+READ = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "read_file", "arguments": {}}}
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx2.AsyncClient, Starlette, Path, Settings]]:
+    db = tmp_path / "http.db"
+    env = {"MCP_TRANSPORT": "http", "SCRATCHPAD_AUTH": "none", "SCRATCHPAD_DB_PATH": str(db)}
+    settings = Settings.from_env({**env, "SCRATCHPAD_MAX_FILE_BYTES": "65536"})
+    backend = open_backend(settings.database_url, limits=settings.limits, summarizer=FakeSummarizer())
+    app = build_app(settings, backend)
+    try:
+        async with app.router.lifespan_context(app):
+            transport = httpx2.ASGITransport(app=app)
+            async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as client:
+                yield client, app, db, settings
+    finally:
+        backend.close()
+
+
+def replies(response: httpx2.Response) -> list[dict[str, Any]]:
+    body = response.json()
+    return body if isinstance(body, list) else [body]
+
+
+async def test_generated_calls_and_raw_bodies(served: tuple[httpx2.AsyncClient, Starlette, Path, Settings]) -> None:
+    client, _, db, settings = served
+    listed = await client.post("/mcp", content=b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}', headers=HEADERS)
+    schemas = {tool["name"]: tool["inputSchema"] for tool in listed.json()["result"]["tools"]}
+    commits = Commits(db)
+    try:
+        for n, generated in enumerate(calls(schemas, SEED, CALLS)):
+            before = commits.version()
+            params = {"name": generated.tool, "arguments": generated.arguments}
+            body = compact({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
+            with anyio.fail_after(20):
+                response = await client.post("/mcp", content=body, headers=HEADERS)
+            (reply,) = replies(response)
+            assert reply["id"] == n, (generated, response.text[:300])
+            assert_answer(reply, commits, before, generated, must_refuse=generated.refused)
+
+        for raw in raw_messages(SEED, RAW, line_bound=max_body_bytes(settings)):
+            before = commits.version()
+            with anyio.fail_after(20):
+                response = await client.post("/mcp", content=raw.data, headers=HEADERS)
+            if not raw.answer_ids and response.status_code == 202:
+                continue  # a notification the SDK takes (and answers with 202 Accepted, as the spec says)
+            answers = replies(response)
+            for reply in answers:
+                assert_reply(reply, raw.kind)
+                if "error" in reply:
+                    assert response.status_code in (200, 400, 413), (raw.kind, response.status_code)
+                    assert commits.version() == before, f"a refused {raw.kind} committed"
+            expected = [repr(i) for i in raw.answer_ids] or ["None"]
+            assert sorted(repr(reply["id"]) for reply in answers) == sorted(expected), (raw.kind, response.text[:300])
+    finally:
+        commits.close()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "status"),
+    [
+        ("text/plain", 415),
+        ("", 415),
+        ("application/x-www-form-urlencoded", 415),
+        ("application/json; charset=utf-8", 200),
+    ],
+)
+async def test_content_types(
+    served: tuple[httpx2.AsyncClient, Starlette, Path, Settings], content_type: str, status: int
+) -> None:
+    client = served[0]
+    headers = {**HEADERS, "Content-Type": content_type}
+    response = await client.post("/mcp", content=b'{"jsonrpc":"2.0","id":3,"method":"ping"}', headers=headers)
+    assert response.status_code == status, response.text
+    if status == 415:
+        assert_error_reply(response.json(), content_type)
+        assert response.json()["error"]["message"].startswith("Unsupported Media Type: Content-Type must be")
+
+
+async def test_oversized_body_names_the_bound(served: tuple[httpx2.AsyncClient, Starlette, Path, Settings]) -> None:
+    client, _, _, settings = served
+    bound = max_body_bytes(settings)
+    body = compact({**READ, "params": {"name": "write_file", "arguments": {"content": "z" * bound}}})
+    response = await client.post("/mcp", content=body, headers=HEADERS)
+    assert response.status_code == 413
+    reply = response.json()
+    assert_error_reply(reply, "oversized")
+    assert reply["id"] == 5  # found ahead of the params, though the body was never parsed
+    assert f"over the {bound:,} bytes one message may hold" in reply["error"]["message"]
+
+
+async def test_slow_body_times_out(
+    served: tuple[httpx2.AsyncClient, Starlette, Path, Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, app, db, _ = served
+    monkeypatch.setattr(http_body.CheckedBody, "idle_seconds", 0.2)
+    body = compact({**READ, "params": {"name": "write_file", "arguments": {"agent_id": "s", "path": "s.md"}}})
+    parts = [body[:40], body[40:80]]  # then nothing more: a client that stalls mid-body
+    sent: list[Message] = []
+
+    async def receive() -> Message:
+        if parts:
+            return {"type": "http.request", "body": parts.pop(0), "more_body": True}
+        await anyio.sleep(30)
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    headers = [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"accept", b"application/json")]
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
+             "headers": headers, "scheme": "http", "server": ("127.0.0.1", 8000), "client": ("127.0.0.1", 1),
+             "http_version": "1.1", "root_path": "", "asgi": {"version": "3.0"}}  # fmt: skip
+    commits = Commits(db)
+    before = commits.version()
+    with anyio.fail_after(10):
+        await app(scope, receive, send)
+    assert sent[0]["status"] == 408
+    reply = json.loads(b"".join(m.get("body", b"") for m in sent[1:]))
+    assert_error_reply(reply, "slow")
+    assert reply["id"] == 5
+    assert reply["error"]["message"].startswith("Request Timeout: the body did not arrive in time")
+    assert commits.version() == before
+    commits.close()

@@ -1,0 +1,210 @@
+"""The stdio server under hostile input: 10,000 generated tool calls through a real MCP client session, and
+malformed JSON-RPC written as raw lines. The server never dies or hangs, every request with an id is answered
+with a result or a clean error, and a refused call commits nothing."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp.shared.exceptions import MCPError
+
+from scratchpad_core.limits import Limits
+from scratchpad_mcp.wire import max_message_bytes
+from tests.fuzz.checks import Commits, assert_answer, assert_clean, assert_error_reply
+from tests.fuzz.generate import AGENTS, calls, compact, raw_messages
+from tests.fuzz.raw_stdio import RawStdio
+from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
+from tests.recount import SqlRecounter
+
+pytestmark = pytest.mark.anyio
+
+SEED = 20261201
+CLIENT_CALLS = 2_500  # valid-shaped and broken calls through a real client session
+LINE_CALLS = 5_000  # generated tool calls written as raw lines (cheaper per call than a client session)
+RAW = 3_000  # malformed JSON-RPC envelopes, ids, batches, garbage
+MAX_FILE_BYTES = 64 * 1024
+LINE_BOUND = max_message_bytes(Limits(max_file_bytes=MAX_FILE_BYTES))
+CALL_TIMEOUT = 20.0  # one call; the whole test is bounded by the count, not by a clock
+
+
+def environment(db: Path) -> dict[str, str]:
+    return server_env(
+        SCRATCHPAD_DB_PATH=str(db), SCRATCHPAD_MAX_FILE_BYTES=str(MAX_FILE_BYTES), SCRATCHPAD_LOG_LEVEL="WARNING"
+    )
+
+
+def snapshots(db: Path) -> dict[str, Any]:
+    recounter = SqlRecounter(f"sqlite:///{db}")
+    try:
+        return {agent: recounter.snapshot(agent) for agent in AGENTS}
+    finally:
+        recounter.close()
+
+
+async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    """(refused, the text an agent reads) for one call; a JSON-RPC error counts as refused."""
+    with anyio.fail_after(CALL_TIMEOUT):
+        try:
+            result = await session.call_tool(tool, arguments)
+        except MCPError as error:
+            return True, error.error.message
+    text = " ".join(getattr(item, "text", "") for item in result.content)
+    if not result.is_error:
+        assert result.structured_content is not None, (tool, text[:200])
+    return bool(result.is_error), text
+
+
+async def test_generated_tool_calls_over_stdio(tmp_path: Path) -> None:
+    db = tmp_path / "fuzz.db"
+    params = StdioServerParameters(command=console_script(), env=environment(db))
+    outcomes: Counter[str] = Counter()
+    started = time.monotonic()
+    with (tmp_path / "server.stderr").open("w") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            with anyio.fail_after(START_TIMEOUT):
+                await session.initialize()
+                schemas = {tool.name: tool.input_schema for tool in (await session.list_tools()).tools}
+            assert len(schemas) >= 15
+            commits = Commits(db)
+            try:
+                for generated in calls(schemas, SEED, CLIENT_CALLS):
+                    before = commits.version()
+                    refused, text = await call(session, generated.tool, generated.arguments)
+                    assert_clean(text, generated)
+                    if refused:
+                        assert commits.version() == before, f"a refused call committed: {generated}"
+                    if generated.refused:
+                        assert refused, f"a call breaking the schema was run: {generated} -> {text[:200]}"
+                    outcomes[f"{generated.kind}:{'refused' if refused else 'ok'}"] += 1
+
+                # A block of calls that must all be refused leaves every row of every agent as it was.
+                before_rows = snapshots(db)
+                broken = [c for c in calls(schemas, SEED + 1, 1_000) if c.refused][:300]
+                for generated in broken:
+                    refused, text = await call(session, generated.tool, generated.arguments)
+                    assert refused and text, generated
+                assert snapshots(db) == before_rows
+            finally:
+                commits.close()
+            with anyio.fail_after(CALL_TIMEOUT):
+                await session.send_ping()  # still serving
+    assert sum(outcomes.values()) == CLIENT_CALLS
+    assert outcomes["valid:ok"] > 250 and outcomes["wrong_type:refused"] > 60, outcomes
+    print(f"{CLIENT_CALLS + len(broken)} calls in {time.monotonic() - started:.1f} s: {dict(sorted(outcomes.items()))}")
+
+
+def test_raw_json_rpc_lines_over_stdio(tmp_path: Path) -> None:
+    db = tmp_path / "raw.db"
+    with (tmp_path / "server.stderr").open("wb") as errlog:
+        server = RawStdio([console_script()], environment(db), errlog)
+        try:
+            run_raw(server, db)
+            assert server.close(START_TIMEOUT) == 0  # the end of stdin ends it cleanly
+        finally:
+            server.kill()
+    log = (tmp_path / "server.stderr").read_text(errors="replace")
+    assert "Traceback" not in log
+    assert "dropped a message with no id to answer" in log
+
+
+# Kinds the server takes as they are (a CR as JSON whitespace, any string or integer id); all others are refused.
+ANSWERED_AS_SENT = ("valid_", "cr_", "id_string", "id_huge", "id_negative", "id_empty_string", "id_long_string")
+
+
+def run_raw(server: RawStdio, db: Path) -> None:
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}
+    server.send(compact({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}))
+    assert "result" in server.reply(START_TIMEOUT)
+    server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    server.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
+    schemas = {tool["name"]: tool["inputSchema"] for tool in server.reply(START_TIMEOUT)["result"]["tools"]}
+    commits = Commits(db)
+    try:
+        for n, generated in enumerate(calls(schemas, SEED + 2, LINE_CALLS)):
+            before = commits.version()
+            params = {"name": generated.tool, "arguments": generated.arguments}
+            server.send(compact({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}))
+            reply = server.reply(CALL_TIMEOUT)
+            assert reply["id"] == n, (generated, reply)
+            assert_answer(reply, commits, before, generated, must_refuse=generated.refused)
+        kinds = raw_envelopes(server, commits)
+    finally:
+        commits.close()
+    assert len(kinds) >= 25, kinds  # every builder, and most variants of each
+
+
+def raw_envelopes(server: RawStdio, commits: Commits) -> Counter[str]:
+    kinds: Counter[str] = Counter()
+    for n, raw in enumerate(raw_messages(SEED, RAW, line_bound=LINE_BOUND)):
+        before = commits.version()
+        server.send(raw.data)
+        answered = []
+        for _ in raw.answer_ids:
+            reply = server.reply(CALL_TIMEOUT)
+            assert_answer(reply, commits, before, raw.kind, must_refuse=not raw.kind.startswith(ANSWERED_AS_SENT))
+            answered.append(reply["id"])
+        assert sorted(map(repr, answered)) == sorted(map(repr, raw.answer_ids)), (raw.kind, raw.data[:200])
+        if not raw.answer_ids:  # nothing came out for it, and the server still answers
+            server.send(b'{"jsonrpc":"2.0","id":"ping-%d","method":"ping"}' % n)
+            assert server.reply(CALL_TIMEOUT) == {"jsonrpc": "2.0", "id": f"ping-{n}", "result": {}}, raw.kind
+        kinds[raw.kind] += 1
+    return kinds
+
+
+def test_error_wording_for_each_broken_line(tmp_path: Path) -> None:
+    """The exact answers an agent or a developer reads, one per broken rule."""
+    with (tmp_path / "server.stderr").open("wb") as errlog:
+        server = RawStdio([console_script()], environment(tmp_path / "w.db"), errlog)
+        try:
+            for line, code, message in WORDING:
+                server.send(line)
+                reply = server.reply(START_TIMEOUT)
+                assert_error_reply(reply, line)
+                assert reply["id"] == 7 and reply["error"]["code"] == code, reply
+                assert reply["error"]["message"] == message, reply
+        finally:
+            server.kill()
+
+
+WORDING = [
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"\\ud800"}}}',
+        -32602,
+        "Invalid params: params.arguments.path holds a lone surrogate escape (a \\ud800-\\udfff escape without its "
+        "pair), which is not Unicode text. Nothing was run; send valid UTF-8 or escape pairs.",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"a":' + b"[" * 300 + b"]" * 300 + b"}}",
+        -32600,
+        "Invalid Request: JSON nested deeper than 201 levels. Nothing was run; send flat arguments.",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"ping","params":[1]}',
+        -32602,
+        'Invalid params: "params" must be an object, not an array.',
+    ),
+    (b'{"jsonrpc":"1.0","id":7,"method":"ping"}', -32600, 'Invalid Request: "jsonrpc" must be "2.0".'),
+    (b'{"jsonrpc":"2.0","id":7,"method":5}', -32600, 'Invalid Request: "method" must be a string naming the method.'),
+    (
+        b'[{"jsonrpc":"2.0","id":7,"method":"ping"}]',
+        -32600,
+        "Invalid Request: batches (JSON arrays) are not supported; send each message on its own.",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"\xff"}}',
+        -32700,
+        "Parse error: byte 0xff at offset 55 is not UTF-8. Send the message as UTF-8 JSON.",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"ping",',
+        -32700,
+        "Parse error: not valid JSON (Expecting property name enclosed in double quotes at line 1 column 41). "
+        "Send one JSON-RPC message per line.",
+    ),
+]
