@@ -25,6 +25,8 @@ class Limits:
     quota_log_entries: int = 100_000
     quota_bytes: int = 100 * MIB
     remembered_deletions: int = REMEMBERED_DELETIONS  # deleted file (and log) paths that keep their numbers
+    request_id_retention: int = 24 * 3600  # seconds a request_id is remembered (retries.py)
+    request_ids_kept: int = 1000  # request_ids remembered per agent, the newest
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

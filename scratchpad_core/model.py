@@ -69,6 +69,18 @@ class LogEntry:
 
 
 @dataclass(frozen=True)
+class StoredRequest:
+    """A writing call's request_id with a fingerprint of its arguments and its result (JSON), as first sent."""
+
+    agent_id: str
+    request_id: str
+    operation: str
+    fingerprint: str
+    result: str
+    created_at: int
+
+
+@dataclass(frozen=True)
 class Usage:
     """An agent's counters: what it stores and how much it has done."""
 

@@ -11,7 +11,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
 from .limits import Limits
-from .model import Advance, FileRecord, LogEntry, LogRecord, Usage, UsageDelta, Version, VersionInfo
+from .model import Advance, FileRecord, LogEntry, LogRecord, StoredRequest, Usage, UsageDelta, Version, VersionInfo
 
 if TYPE_CHECKING:  # keys.py builds on KeyStore; only the annotations here need ApiKey
     from .keys import ApiKey
@@ -101,6 +101,19 @@ class SummaryRepository(Protocol):
     def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None: ...
 
 
+class RequestRepository(Protocol):
+    """The agent's recent request_ids (retries.py), with what each call returned."""
+
+    def get(self, agent_id: str, request_id: str) -> StoredRequest | None: ...
+
+    def forget(self, agent_id: str, request_id: str) -> None:
+        """Drop one id (one past its retention, before it is used again)."""
+
+    def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
+        """Store a new id (a concurrent call storing the same one makes the later commit fail, retryable), then
+        forget, among the agent's PRUNE_BATCH oldest, those beyond its `keep` newest or made before expire_before."""
+
+
 class UsageRepository(Protocol):
     def get(self, agent_id: str) -> Usage: ...
 
@@ -123,6 +136,9 @@ class UnitOfWork(Protocol):
 
     @property
     def usage(self) -> UsageRepository: ...
+
+    @property
+    def requests(self) -> RequestRepository: ...
 
     def __enter__(self) -> UnitOfWork: ...
 

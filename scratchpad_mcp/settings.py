@@ -39,6 +39,9 @@ LIMIT_MEANINGS = {
     "quota_log_entries": "log entries per agent",
     "quota_bytes": "bytes stored per agent (retained versions + log entries)",
     "remembered_deletions": "deleted file paths, and as many log paths, per agent whose numbering carries on",
+    "request_id_retention": "seconds a writing call's `request_id` is remembered (86,400: 24 h); a repeat within "
+    "it returns the first reply and changes nothing",
+    "request_ids_kept": "`request_id`s remembered per agent (the newest)",
 }
 
 Count = Annotated[int, BeforeValidator(values.integer)]

@@ -46,6 +46,7 @@ ExpectedArg = Annotated[
     int | None, Field(description="Refuse unless at this version (0: must not exist); omit: no check.")
 ]
 SnippetArg = Annotated[bool, Field(description="Also return the changed lines.")]
+RequestIdArg = Annotated[str | None, Field(description="Same on retry: no redo.")]
 
 
 def agent_argument(required: bool) -> Any:
@@ -72,10 +73,11 @@ def register_tools(
         path: PathArg,
         content: Annotated[str, Field(description="Up to {max_file_bytes}.")],
         expected_version: ExpectedArg = None,
+        request_id: RequestIdArg = None,
     ) -> UseCase[r.WriteResult]:
         """Store a whole file as its next version ({max_versions} kept). To change part of one, use edit_file
         or insert_lines."""
-        return lambda a: store.write_file(a, path, content, expected_version)
+        return lambda a: store.write_file(a, path, content, expected_version, request_id=request_id)
 
     @mcp.tool(annotations=READ)
     def read_file(
@@ -108,9 +110,12 @@ def register_tools(
         replace_all: Annotated[bool, Field(description="Replace every occurrence.")] = False,
         expected_version: ExpectedArg = None,
         snippet: SnippetArg = False,
+        request_id: RequestIdArg = None,
     ) -> UseCase[r.EditResult]:
         """Replace old_str with new_str in a file; returns the new version and the (first) change's lines."""
-        return lambda a: store.edit_file(a, path, old_str, new_str, replace_all, expected_version, snippet=snippet)
+        return lambda a: store.edit_file(
+            a, path, old_str, new_str, replace_all, expected_version, snippet=snippet, request_id=request_id
+        )
 
     @mcp.tool(annotations=KEEP, payload=("text",))
     def insert_lines(
@@ -120,9 +125,12 @@ def register_tools(
         text: Annotated[str, Field(description="Lines to insert.")],
         expected_version: ExpectedArg = None,
         snippet: SnippetArg = False,
+        request_id: RequestIdArg = None,
     ) -> UseCase[r.EditResult]:
         """Insert lines after a line number; line 0 or -1 creates a missing file."""
-        return lambda a: store.insert_lines(a, path, line, text, expected_version, snippet=snippet)
+        return lambda a: store.insert_lines(
+            a, path, line, text, expected_version, snippet=snippet, request_id=request_id
+        )
 
     @mcp.tool(annotations=READ)
     def list_versions(agent_id: AgentArg, path: PathArg) -> UseCase[r.VersionList]:
@@ -135,14 +143,17 @@ def register_tools(
         path: PathArg,
         version: Annotated[int, Field(description="Version to restore.")],
         expected_version: ExpectedArg = None,
+        request_id: RequestIdArg = None,
     ) -> UseCase[r.WriteResult]:
         """Make a retained version current again, as a new version."""
-        return lambda a: store.restore_version(a, path, version, expected_version)
+        return lambda a: store.restore_version(a, path, version, expected_version, request_id=request_id)
 
     @mcp.tool(annotations=DESTROY)
-    def delete_file(agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None) -> UseCase[r.DeleteResult]:
+    def delete_file(
+        agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None, request_id: RequestIdArg = None
+    ) -> UseCase[r.DeleteResult]:
         """Delete a file and its versions (not a log at the same path)."""
-        return lambda a: store.delete_file(a, path, expected_version)
+        return lambda a: store.delete_file(a, path, expected_version, request_id=request_id)
 
     @mcp.tool(annotations=READ)
     def list_files(
@@ -172,10 +183,13 @@ def register_tools(
 
     @mcp.tool(annotations=KEEP, payload=("entry",))
     def append_log(
-        agent_id: AgentArg, path: PathArg, entry: Annotated[str, Field(description="Up to {max_entry_bytes}.")]
+        agent_id: AgentArg,
+        path: PathArg,
+        entry: Annotated[str, Field(description="Up to {max_entry_bytes}.")],
+        request_id: RequestIdArg = None,
     ) -> UseCase[r.AppendResult]:
         """Append an entry to a log (made on first use); returns its entry_id."""
-        return lambda a: store.append_log(a, path, entry)
+        return lambda a: store.append_log(a, path, entry, request_id=request_id)
 
     @mcp.tool(annotations=READ)
     def read_log(
@@ -194,9 +208,9 @@ def register_tools(
         return lambda a: store.list_logs(a, prefix)
 
     @mcp.tool(annotations=DESTROY)
-    def delete_log(agent_id: AgentArg, path: PathArg) -> UseCase[r.DeleteLogResult]:
+    def delete_log(agent_id: AgentArg, path: PathArg, request_id: RequestIdArg = None) -> UseCase[r.DeleteLogResult]:
         """Delete a log, freeing its quota."""
-        return lambda a: store.delete_log(a, path)
+        return lambda a: store.delete_log(a, path, request_id=request_id)
 
     @mcp.tool(annotations=REMOTE_READ, slow=True)
     def summarize_file(agent_id: AgentArg, path: PathArg) -> UseCase[r.SummaryResult]:

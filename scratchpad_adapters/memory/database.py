@@ -17,7 +17,7 @@ from typing import Generic, TypeVar
 
 from scratchpad_core.errors import StorageError
 from scratchpad_core.keys import ApiKey
-from scratchpad_core.model import FileRecord, LogRecord, Usage, Version
+from scratchpad_core.model import FileRecord, LogRecord, StoredRequest, Usage, Version
 
 MEMORY_SCHEME = "memory://"
 
@@ -103,12 +103,13 @@ class Tables:
     logs: Rows[LogRecord] = field(default_factory=Rows)
     entries: dict[int, tuple[EntryRow, ...]] = field(default_factory=dict)  # by log id, in id order
     agents: dict[str, Usage] = field(default_factory=dict)
+    requests: dict[str, Mapping[str, StoredRequest]] = field(default_factory=dict)  # by agent, oldest first
 
     def copy(self) -> Tables:
         """A copy to change: of the tables, not of the (immutable) rows they hold."""
         return Tables(
             self.files.copy(), dict(self.versions), dict(self.summaries), self.logs.copy(), dict(self.entries),
-            dict(self.agents),
+            dict(self.agents), dict(self.requests),
         )  # fmt: skip
 
 

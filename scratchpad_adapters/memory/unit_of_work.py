@@ -10,6 +10,7 @@ from ..timeouts import LOCK_TIMEOUT_MS
 from .database import MemoryDatabase, Transaction
 from .file_repository import MemoryFileRepository
 from .log_repository import MemoryLogRepository
+from .request_repository import MemoryRequestRepository
 from .summary_repository import MemorySummaryRepository
 from .usage_repository import MemoryUsageRepository
 
@@ -25,6 +26,7 @@ class MemoryUnitOfWork:
     logs: MemoryLogRepository
     summaries: MemorySummaryRepository
     usage: MemoryUsageRepository
+    requests: MemoryRequestRepository
 
     def __init__(
         self, database: MemoryDatabase, *, read_only: bool = False, lock_timeout_ms: int = LOCK_TIMEOUT_MS
@@ -42,6 +44,7 @@ class MemoryUnitOfWork:
         self.logs = MemoryLogRepository(transaction)
         self.summaries = MemorySummaryRepository(transaction)
         self.usage = MemoryUsageRepository(transaction)
+        self.requests = MemoryRequestRepository(transaction)
         return self
 
     def commit(self) -> None:

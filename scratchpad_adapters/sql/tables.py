@@ -12,6 +12,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -22,6 +23,7 @@ from sqlalchemy import (
 
 from scratchpad_core.keys import MAX_LABEL_CHARS
 from scratchpad_core.paths import MAX_AGENT_ID_CHARS, MAX_PATH_CHARS
+from scratchpad_core.retries import MAX_REQUEST_ID_CHARS
 
 NAMING = {
     "ix": "ix_%(column_0_label)s",
@@ -119,6 +121,7 @@ __all__ = [
     "logs",
     "metadata",
     "rate_limits",
+    "request_ids",
     "summaries",
 ]
 
@@ -141,4 +144,19 @@ rate_limits = Table(
     Column("agent_id", AgentId, primary_key=True),
     Column("tokens", Float, nullable=False),
     Column("updated_at", Millis, nullable=False),
+)
+
+# A writing call's request_id and its result (scratchpad_core.retries); seq numbers an agent's ids in the order
+# they came (the newest's + 1; two concurrent calls may share one), so the oldest are found by the index.
+request_ids = Table(
+    "request_ids",
+    metadata,
+    Column("agent_id", AgentId, primary_key=True),
+    Column("request_id", String(MAX_REQUEST_ID_CHARS), primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+    Column("operation", String(32), nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("result", Text, nullable=False),
+    Column("created_at", Millis, nullable=False),
+    Index("ix_request_ids_agent_id_seq", "agent_id", "seq"),
 )

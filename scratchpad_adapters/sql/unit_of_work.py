@@ -11,6 +11,7 @@ from .engine import snapshot
 from .errors import classify
 from .file_repository import SqlFileRepository
 from .log_repository import SqlLogRepository
+from .request_repository import SqlRequestRepository
 from .summary_repository import SqlSummaryRepository
 from .usage_repository import SqlUsageRepository
 from .watchdog import watched
@@ -21,6 +22,7 @@ class SqlUnitOfWork:
     logs: SqlLogRepository
     summaries: SqlSummaryRepository
     usage: SqlUsageRepository
+    requests: SqlRequestRepository
 
     def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
         self._engine = engine
@@ -50,6 +52,7 @@ class SqlUnitOfWork:
         self.logs = SqlLogRepository(connection)
         self.summaries = SqlSummaryRepository(connection)
         self.usage = SqlUsageRepository(connection)
+        self.requests = SqlRequestRepository(connection)
         return self
 
     def commit(self) -> None:

@@ -11,6 +11,7 @@ from ..limits import Limits
 from ..model import FileRecord, UsageDelta
 from ..paths import check_agent_id, check_path
 from ..ports import Clock, RegexEngine, Summarizer, UnitOfWork, UnitOfWorkFactory
+from ..retries import Request
 
 T = TypeVar("T")
 
@@ -49,12 +50,17 @@ class UseCaseBase:
     def _open(self, read_only: bool) -> UnitOfWork:
         return self._uow(read_only=True) if read_only else self._uow()
 
-    def _transact(self, work: Callable[[UnitOfWork], T], *, read_only: bool = False) -> T:
-        """Run `work` in one transaction; retry it when the database says the clash was transient."""
+    def _transact(
+        self, work: Callable[[UnitOfWork], T], *, read_only: bool = False, request: Request[T] | None = None
+    ) -> T:
+        """Run `work` in one transaction; retry it when the database says the clash was transient.
+
+        With a request (the call carries a request_id), a repeat of a call already made returns its result.
+        """
         for attempt in range(1, self._attempts + 1):
             try:
                 with self._open(read_only) as uow:
-                    result = work(uow)
+                    result = work(uow) if request is None else self._once(uow, request, work)
                     uow.commit()
                     return result
             except StorageBusy:
@@ -62,6 +68,19 @@ class UseCaseBase:
                     raise
                 time.sleep(0.005 * 2**attempt)
         raise AssertionError("unreachable")
+
+    def _once(self, uow: UnitOfWork, request: Request[T], work: Callable[[UnitOfWork], T]) -> T:
+        """The stored result of the call this request_id names, or `work`'s, stored with it in this transaction."""
+        now, retention = self._clock(), self.limits.request_id_retention
+        expire_before = now - retention * 1000
+        stored = uow.requests.get(request.agent_id, request.request_id)
+        if stored is not None and stored.created_at >= expire_before:
+            return request.replay(stored, retention)
+        if stored is not None:
+            uow.requests.forget(request.agent_id, request.request_id)
+        result = work(uow)
+        uow.requests.add(request.stored(result, now), self.limits.request_ids_kept, expire_before)
+        return result
 
     def _count(self, uow: UnitOfWork, agent_id: str, delta: UsageDelta | None = None) -> None:
         """Apply a counter change in the caller's transaction, or refuse it with the quota it passes."""

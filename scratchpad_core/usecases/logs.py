@@ -9,14 +9,16 @@ from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
 from ..results import AppendResult, DeleteLogResult, LogEntryOut, LogInfo, LogListing, LogPage
+from ..retries import Request
 from .base import UseCaseBase, checked
 
 
 class Logs(UseCaseBase):
-    def append_log(self, agent_id: str, path: str, entry: str) -> AppendResult:
+    def append_log(self, agent_id: str, path: str, entry: str, *, request_id: str | None = None) -> AppendResult:
         """Append one entry; entry ids increase within a log, in commit order."""
         agent_id, path = checked(agent_id, path)
         size = check_entry_size(entry, self.limits)
+        request = Request.of(agent_id, request_id, "append_log", AppendResult, path=path, entry=entry)
 
         def work(uow: UnitOfWork) -> AppendResult:
             now = self._clock()
@@ -26,7 +28,7 @@ class Logs(UseCaseBase):
             self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))
             return AppendResult(path, entry_id, size)
 
-        return self._transact(work)
+        return self._transact(work, request=request)
 
     def read_log(
         self,
@@ -87,9 +89,10 @@ class Logs(UseCaseBase):
 
         return self._transact(work)
 
-    def delete_log(self, agent_id: str, path: str) -> DeleteLogResult:
+    def delete_log(self, agent_id: str, path: str, *, request_id: str | None = None) -> DeleteLogResult:
         """Delete a whole log and give its entries and bytes back to the quota."""
         agent_id, path = checked(agent_id, path)
+        request = Request.of(agent_id, request_id, "delete_log", DeleteLogResult, path=path)
 
         def work(uow: UnitOfWork) -> DeleteLogResult:
             log = uow.logs.lock(agent_id, path)
@@ -100,4 +103,4 @@ class Logs(UseCaseBase):
             self._count(uow, agent_id, UsageDelta(logs=-1, log_entries=-entries, bytes=-freed))
             return DeleteLogResult(path, deleted=True, entries_removed=entries, bytes_freed=freed)
 
-        return self._transact(work)
+        return self._transact(work, request=request)

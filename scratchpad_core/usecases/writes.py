@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from .. import editing
 from ..errors import InvalidInput, NotFound, VersionConflict
@@ -13,22 +12,34 @@ from ..model import NotAdvanced, UsageDelta, Version
 from ..numbering import check_expected
 from ..ports import UnitOfWork
 from ..results import DeleteResult, EditResult, WriteResult
-from ..text import numbered, split_keepends
+from ..retries import Request
 from .base import UseCaseBase, checked, not_found, require_file
+from .outcomes import Committed, Edit, edited_already
 
 
 class FileWrites(UseCaseBase):
-    def write_file(self, agent_id: str, path: str, content: str, expected_version: int | None = None) -> WriteResult:
+    def write_file(
+        self,
+        agent_id: str,
+        path: str,
+        content: str,
+        expected_version: int | None = None,
+        *,
+        request_id: str | None = None,
+    ) -> WriteResult:
         """Store content as the file's next version (no new version when it is identical)."""
         agent_id, path = checked(agent_id, path)
         check_content_size(content, self.limits)
         check_expected(expected_version)
+        request = Request.of(
+            agent_id, request_id, "write_file", WriteResult, path=path, content=content, expected=expected_version
+        )
 
         def work(uow: UnitOfWork) -> WriteResult:
             head = self._commit(uow, agent_id, path, content, expected_version, create=True)
-            return WriteResult(path, head.version, head.bytes, unchanged=head.unchanged)
+            return head.result(path)
 
-        return self._transact(work)
+        return self._transact(work, request=request)
 
     def edit_file(
         self,
@@ -40,18 +51,17 @@ class FileWrites(UseCaseBase):
         expected_version: int | None = None,
         *,
         snippet: bool = False,
+        request_id: str | None = None,
     ) -> EditResult:
         """Replace one exact occurrence of old_str (or every one, with replace_all).
 
         The result says where the first replacement landed; snippet=True adds those lines, numbered.
         """
+        arguments = {"old": old_str, "new": new_str, "all": replace_all}
         return self._edit(
-            agent_id,
-            path,
-            expected_version,
+            Edit("edit_file", agent_id, path, expected_version, snippet, request_id, arguments),
             payload_bytes(old_str, new_str),
             lambda text: editing.replace(text, old_str, new_str, replace_all),
-            snippet=snippet,
         )
 
     def insert_lines(
@@ -63,24 +73,31 @@ class FileWrites(UseCaseBase):
         expected_version: int | None = None,
         *,
         snippet: bool = False,
+        request_id: str | None = None,
     ) -> EditResult:
         """Insert text as whole lines after `line` (0: top, -1: end); at 0 or -1 a missing file is created."""
         return self._edit(
-            agent_id,
-            path,
-            expected_version,
+            Edit("insert_lines", agent_id, path, expected_version, snippet, request_id, {"line": line, "text": text}),
             payload_bytes(text),
             lambda c: editing.insert(c, line, text),
             create_missing=line in (0, -1),
-            snippet=snippet,
         )
 
     def restore_version(
-        self, agent_id: str, path: str, version: int, expected_version: int | None = None
+        self,
+        agent_id: str,
+        path: str,
+        version: int,
+        expected_version: int | None = None,
+        *,
+        request_id: str | None = None,
     ) -> WriteResult:
         """Make a retained version current again, as a new version."""
         agent_id, path = checked(agent_id, path)
         check_expected(expected_version)
+        request = Request.of(
+            agent_id, request_id, "restore_version", WriteResult, path=path, version=version, expected=expected_version
+        )
 
         def work(uow: UnitOfWork) -> WriteResult:
             record = require_file(uow.files.lock(agent_id, path), path)
@@ -91,42 +108,46 @@ class FileWrites(UseCaseBase):
             if old is None:
                 raise NotFound(f"Version {version} of {path} is not retained. Use list_versions to see which are.")
             head = self._commit(uow, agent_id, path, old.content, expected_version, saved=old.bytes)
-            return WriteResult(path, head.version, head.bytes, unchanged=head.unchanged)
+            return head.result(path)
 
-        return self._transact(work)
+        return self._transact(work, request=request)
 
-    def delete_file(self, agent_id: str, path: str, expected_version: int | None = None) -> DeleteResult:
-        """Delete a file with all its versions and its cached summary (not a log at the same path)."""
+    def delete_file(
+        self, agent_id: str, path: str, expected_version: int | None = None, *, request_id: str | None = None
+    ) -> DeleteResult:
+        """Delete a file with all its versions and its cached summary (not a log at the same path).
+
+        With an expected_version the file no longer has, a file already gone is a success (already_applied).
+        """
         agent_id, path = checked(agent_id, path)
         check_expected(expected_version)
+        request = Request.of(agent_id, request_id, "delete_file", DeleteResult, path=path, expected=expected_version)
 
         def work(uow: UnitOfWork) -> DeleteResult:
             record = uow.files.lock(agent_id, path)
             current = record.current_version if record else 0
-            if expected_version is not None and expected_version != current:
+            if expected_version is not None and expected_version != current and current:
                 raise VersionConflict(path, expected_version, current)
             if record is None or current == 0:
                 self._count(uow, agent_id)
-                return DeleteResult(path, deleted=False, versions_removed=0)
+                missed = expected_version is not None and expected_version != current
+                return DeleteResult(path, deleted=False, versions_removed=0, already_applied=missed or None)
             removed, freed = uow.files.delete(record.id, self._clock(), self.limits.remembered_deletions)
             self._count(uow, agent_id, UsageDelta(files=-1, bytes=-freed))
             return DeleteResult(path, deleted=True, versions_removed=removed)
 
-        return self._transact(work)
+        return self._transact(work, request=request)
 
     def _edit(
-        self,
-        agent_id: str,
-        path: str,
-        expected_version: int | None,
-        request_bytes: int,
-        change: Callable[[str], editing.Edit],
-        *,
-        create_missing: bool = False,
-        snippet: bool = False,
+        self, call: Edit, request_bytes: int, change: Callable[[str], editing.Edit], *, create_missing: bool = False
     ) -> EditResult:
-        agent_id, path = checked(agent_id, path)
+        agent_id, path = checked(call.agent_id, call.path)
+        expected_version = call.expected_version
         check_expected(expected_version)
+        request = Request.of(
+            agent_id, call.request_id, call.operation, EditResult, path=path, expected=expected_version,
+            snippet=call.snippet, **call.arguments,
+        )  # fmt: skip
 
         def work(uow: UnitOfWork) -> EditResult:
             record = uow.files.lock(agent_id, path)
@@ -134,7 +155,9 @@ class FileWrites(UseCaseBase):
                 record = require_file(record, path)
             version = record.current_version if record else 0
             if expected_version is not None and expected_version != version:
-                raise VersionConflict(path, expected_version, version)
+                edit = edited_already(uow, record, path, expected_version, change)
+                self._count(uow, agent_id)
+                return call.result(path, version, 0, edit, already_applied=True)
             content = ""
             if record is not None and version > 0:
                 current = uow.files.get_version(record.id, version)
@@ -144,11 +167,9 @@ class FileWrites(UseCaseBase):
             check_content_size(edit.content, self.limits)
             saved = max(0, utf8_len(edit.content) - request_bytes)
             head = self._commit(uow, agent_id, path, edit.content, version, saved=saved, create=version == 0)
-            lines = numbered(split_keepends(edit.content), edit.first_line, edit.last_line) if snippet else None
-            replacements = edit.replacements if edit.replacements > 1 else None
-            return EditResult(path, head.version, head.bytes, edit.first_line, edit.last_line, replacements, lines)
+            return call.result(path, head.version, head.bytes, edit)
 
-        return self._transact(work)
+        return self._transact(work, request=request)
 
     def _commit(
         self,
@@ -172,7 +193,11 @@ class FileWrites(UseCaseBase):
                 raise not_found(path)
             if outcome.reason == "conflict":
                 assert expected is not None, "only an expected version can conflict"
-                raise VersionConflict(path, expected, outcome.current_version)
+                current = uow.files.get(agent_id, path)
+                if current is None or not current.current_version or current.sha256 != head.sha256:
+                    raise VersionConflict(path, expected, outcome.current_version)
+                self._count(uow, agent_id)  # a retry whose change has landed: the file holds this content
+                return Committed(outcome.current_version, 0, already_applied=True)
             self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
             return Committed(outcome.current_version, 0, unchanged=True)
         number = outcome.version
@@ -181,10 +206,3 @@ class FileWrites(UseCaseBase):
         delta = UsageDelta(files=int(outcome.created), bytes=head.bytes - freed, bytes_saved=saved)
         self._count(uow, agent_id, delta)
         return Committed(number, head.bytes)
-
-
-@dataclass(frozen=True)
-class Committed:
-    version: int
-    bytes: int
-    unchanged: bool | None = None

@@ -209,13 +209,15 @@ def test_write_with_a_stale_expected_version_conflicts(store: Scratchpad, recoun
     assert store.write_file(A, "f.txt", "v3", expected_version=2) == WriteResult("f.txt", 3, 2)
 
 
-def test_identical_write_with_a_stale_expected_version_conflicts(store: Scratchpad, recount: Recounter) -> None:
+def test_identical_write_with_a_stale_expected_version_is_already_applied(
+    store: Scratchpad, recount: Recounter
+) -> None:
+    """A retry whose write landed (issue 12): the file holds exactly this content, so it succeeds and says so."""
     store.write_file(A, "f.txt", "v1")
     store.write_file(A, "f.txt", "v2")
     before = recount.snapshot(A)
-    with pytest.raises(VersionConflict):
-        store.write_file(A, "f.txt", "v2", expected_version=1)
-    assert recount.snapshot(A) == before
+    assert store.write_file(A, "f.txt", "v2", expected_version=1) == WriteResult("f.txt", 2, 0, already_applied=True)
+    assert recount.snapshot(A)["file_versions"] == before["file_versions"]
 
 
 def test_expected_version_zero_means_must_not_exist(store: Scratchpad, recount: Recounter) -> None:

@@ -22,8 +22,9 @@ A = {"agent_id": "a"}
 # Measured 7,860 B for the 15 tools (the original's 8 cost 4,057 B). The issue's 5,500 B is out of reach with
 # every argument described: the bare structure of 15 tools with 59 arguments (types, required lists,
 # additionalProperties, empty descriptions, no defaults) is already 4,944 B before a word is written.
-# This bound keeps the surface from growing back.
-DEFINITIONS_BUDGET = 7_900
+# This bound keeps the surface from growing back. request_id on the 7 writing tools (issue 12) measured +497 B
+# (7,860 -> 8,357 B with `uv run python -m bench.definitions`): the budget grows by that, rounded up.
+DEFINITIONS_BUDGET = 8_400
 INSTRUCTIONS_BUDGET = 600
 
 # Valid arguments for every tool, on a store where notes.md (2 versions) and run.log exist.

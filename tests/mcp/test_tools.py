@@ -91,7 +91,8 @@ async def test_argument_names_match_the_original(client: Client) -> None:
         properties = list(tools[name].input_schema["properties"])
         assert properties[: len(expected)] == expected, name
         assert tools[name].input_schema["required"] == ORIGINAL_REQUIRED[name], name
-    assert list(tools["delete_file"].input_schema["properties"]) == ["agent_id", "path", "expected_version"]
+    delete_file = ["agent_id", "path", "expected_version", "request_id"]
+    assert list(tools["delete_file"].input_schema["properties"]) == delete_file
     assert list(tools["summarize_file"].input_schema["properties"]) == ["agent_id", "path"]
     assert list(tools["get_usage_stats"].input_schema["properties"]) == ["agent_id"]
 

@@ -1,0 +1,35 @@
+"""The agent's recent request_ids on the in-memory tables, oldest first, as the SQL table's seq orders them."""
+
+from __future__ import annotations
+
+import itertools
+
+from scratchpad_core.errors import StorageBusy
+from scratchpad_core.model import StoredRequest
+from scratchpad_core.retries import PRUNE_BATCH
+
+from .database import Transaction
+
+
+class MemoryRequestRepository:
+    def __init__(self, transaction: Transaction) -> None:
+        self._tx = transaction
+
+    def get(self, agent_id: str, request_id: str) -> StoredRequest | None:
+        return self._tx.tables.requests.get(agent_id, {}).get(request_id)
+
+    def forget(self, agent_id: str, request_id: str) -> None:
+        t = self._tx.change()
+        t.requests[agent_id] = {k: r for k, r in t.requests.get(agent_id, {}).items() if k != request_id}
+
+    def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
+        t = self._tx.change()
+        kept = dict(t.requests.get(request.agent_id, {}))
+        if request.request_id in kept:  # the primary key, as in SQL (writers serialize here, so never met)
+            raise StorageBusy("A concurrent change collided with this one; nothing was changed. Retry the call.")
+        kept[request.request_id] = request
+        beyond = len(kept) - keep
+        for index, old in enumerate(list(itertools.islice(kept.values(), PRUNE_BATCH))):
+            if index < beyond or old.created_at < expire_before:
+                del kept[old.request_id]
+        t.requests[request.agent_id] = kept
