@@ -22,8 +22,8 @@ from .auth import KeyRequired
 from .http_body import CheckedBody
 from .metrics import Metrics
 from .settings import Settings
-from .wire import max_message_bytes
 from .web.serve import web_app
+from .wire import max_message_bytes
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings | None:
