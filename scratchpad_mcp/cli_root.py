@@ -70,8 +70,9 @@ def command_line() -> Group:
     """The root group with every command attached (once)."""
     if len(root.commands) == 1:
         from . import admin, keys_cli
+        from .web.command import web
 
-        for command in (*admin.COMMANDS, keys_cli.keys):
+        for command in (*admin.COMMANDS, keys_cli.keys, web):
             root.add_command(command)
     return root
 

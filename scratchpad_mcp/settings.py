@@ -98,7 +98,7 @@ class Settings(Variables):
     )
     port: Count = variable("PORT", "HTTP port", 4321, ge=1, le=65535)
     web_port: Count = variable(
-        "SCRATCHPAD_WEB_PORT", "port of the read-only web view `scratchpad-mcp web` serves", 4322, ge=1, le=65535
+        "SCRATCHPAD_WEB_PORT", "port of the read-only web view (the `web` command)", 4322, ge=1, le=65535
     )
     web_session_secret: SecretStr = variable(
         "SCRATCHPAD_WEB_SESSION_SECRET",

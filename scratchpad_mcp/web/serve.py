@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TextIO
 
+import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.types import ASGIApp
 
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import Backend
+from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.usecases.base import wall_clock_ms
 
+from ..app import open_configured
 from ..settings import Settings, SettingsError
 from .access import Sessions
 from .app import build_web_app
@@ -18,7 +24,7 @@ from .app import build_web_app
 def web_app(settings: Settings, backend: Backend, *, signed_in: bool) -> Starlette:
     """The view of the backend's store; with signed_in, a person signs in with an API key first."""
     sessions = Sessions(backend.keys, wall_clock_ms, session_secret(settings)) if signed_in else None
-    return build_web_app(backend.store, agent_directory(backend), sessions)
+    return build_web_app(viewing_store(backend), agent_directory(backend), sessions)
 
 
 def session_secret(settings: Settings) -> bytes | None:
@@ -33,3 +39,21 @@ def check_web_exposure(settings: Settings, host: str, loopback: bool) -> None:
             f"the web view on {host} would show every agent to anyone who reaches it: serve it on 127.0.0.1, "
             "or keep SCRATCHPAD_AUTH=keys so that people sign in with an API key."
         )
+
+
+def serve_web(settings: Settings, host: str, port: int, *, signed_in: bool, out: TextIO) -> int:
+    """Open the store (its schema as it is: this command never migrates) and serve the view until stopped."""
+    backend = open_configured(settings, upgrade=False)
+    try:
+        problem = backend.readiness()
+        if problem is not None:
+            raise SettingsError(f"the web view cannot read this database: {problem}. Run `scratchpad-mcp db upgrade`.")
+        app: ASGIApp = web_app(settings, backend, signed_in=signed_in)
+        if not signed_in:  # the local user's view answers only requests for a loopback host (no DNS rebinding)
+            app = TrustedHostMiddleware(app, allowed_hosts=["127.0.0.1", "localhost", "::1"])
+        shown = f"[{host}]" if ":" in host else host
+        print(f"scratchpad web view: http://{shown}:{port}/", file=out, flush=True)
+        uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)
+        return 0
+    finally:
+        backend.close()
