@@ -1,0 +1,122 @@
+"""Our stdio transport (scratchpad_mcp.stdio) under real clients: both protocol revisions, notifications from the
+server while a request runs, stray prints kept off the wire, stdin that is a file or /dev/null, the line bound."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
+from mcp.types import LoggingMessageNotificationParams
+
+from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parents[2]
+BOUND = 4096
+TINY = StdioServerParameters(
+    command=sys.executable, args=["-m", "tests.mcp.transport_server", str(BOUND)], cwd=str(ROOT), env=server_env()
+)
+
+
+async def test_notifications_and_result_on_2025_11_25() -> None:
+    progress: list[tuple[float, float | None, str | None]] = []
+    logged: list[Any] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+
+    async def on_log(params: LoggingMessageNotificationParams) -> None:
+        logged.append(params.data)
+
+    with anyio.fail_after(START_TIMEOUT):
+        async with stdio_client(TINY) as (read, write), ClientSession(read, write, logging_callback=on_log) as session:
+            init = await session.initialize()
+            assert init.protocol_version == "2025-11-25"
+            result = await session.call_tool("shout", {"text": "hi"}, progress_callback=on_progress)
+    assert result.content[0].text == "HI"  # type: ignore[union-attr]
+    assert progress == [(1, 2, "half way")]
+    assert logged == ["shouting 2 characters"]
+
+
+async def test_2026_07_28_with_discover() -> None:
+    progress: list[float] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(value)
+
+    with anyio.fail_after(START_TIMEOUT):
+        async with Client(TINY) as client:
+            assert client.protocol_version == "2026-07-28"
+            result = await client.call_tool("shout", {"text": "hey"}, progress_callback=on_progress)
+    assert result.content[0].text == "HEY"  # type: ignore[union-attr]
+    assert progress == [1]
+
+
+async def test_scratchpad_on_both_revisions(tmp_path: Path) -> None:
+    env = server_env(SCRATCHPAD_DB_PATH=str(tmp_path / "both.db"))
+    params = StdioServerParameters(command=console_script(), env=env)
+    with anyio.fail_after(START_TIMEOUT):
+        async with Client(params) as modern:
+            assert modern.protocol_version == "2026-07-28"
+            written = await modern.call_tool("write_file", {"agent_id": "t", "path": "a.md", "content": "x\n"})
+            assert written.structured_content == {"path": "a.md", "version": 1, "bytes_written": 2}
+        async with Client(params, mode="legacy") as legacy:
+            assert legacy.protocol_version == "2025-11-25"
+            read = await legacy.call_tool("read_file", {"agent_id": "t", "path": "a.md"})
+            assert read.structured_content is not None and read.structured_content["content"] == "x\n"
+
+
+def run_tiny(stdin: Any, stdout: Any = subprocess.PIPE) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [TINY.command, *TINY.args], check=False, cwd=ROOT, env=TINY.env, stdin=stdin, stdout=stdout,
+        stderr=subprocess.PIPE, timeout=START_TIMEOUT,
+    )  # fmt: skip
+
+
+def test_stdin_from_a_file_and_the_line_bound(tmp_path: Path) -> None:
+    """A regular file as stdin (read in a worker thread, not through the loop's pipes); stdout a pipe. A line of
+    exactly BOUND bytes is read; one byte more is refused with its id; CR is JSON whitespace."""
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "f", "version": "0"}}
+    first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}
+    call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "shout", "arguments": {"text": ""}}}
+    fitted = json.dumps(call).encode()
+    padding = BOUND - len(fitted)
+    call["params"]["arguments"]["text"] = "a" * padding  # type: ignore[index]
+    exact = json.dumps(call).encode()
+    assert len(exact) == BOUND
+    over = exact.replace(b'"id": 2', b'"id": 3').replace(b'"a', b'"aa', 1)
+    assert len(over) == BOUND + 1
+    ping = b'{"jsonrpc":"2.0",\r"id":4,\r\n"method":"ping"}'  # CRs inside; the \r\n ends nothing
+    feed = tmp_path / "stdin.jsonl"
+    feed.write_bytes(b"\n".join([json.dumps(first).encode(), exact, over, ping.replace(b"\r\n", b"\r")]) + b"\n")
+    with feed.open("rb") as stdin:
+        done = run_tiny(stdin)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    messages = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {m["method"] for m in messages if "id" not in m} <= {"notifications/message"}  # ctx.info's
+    by_id = {m["id"]: m for m in messages if "id" in m}
+    assert set(by_id) == {1, 2, 3, 4}, done.stdout[-500:]
+    assert by_id[2]["result"]["content"][0]["text"] == "A" * padding
+    assert by_id[3]["error"]["code"] == -32600
+    assert by_id[3]["error"]["message"].startswith(f"Invalid Request: the message is {BOUND + 1:,} bytes, over the")
+    assert by_id[4] == {"jsonrpc": "2.0", "id": 4, "result": {}}
+    assert b"stray print" in done.stderr and b"stray print" not in done.stdout
+
+    # stdout a regular file too (plain writes, not the loop's pipe): the same answers.
+    with feed.open("rb") as stdin, (tmp_path / "stdout.jsonl").open("wb") as stdout:
+        assert run_tiny(stdin, stdout).returncode == 0
+    written = [json.loads(line) for line in (tmp_path / "stdout.jsonl").read_bytes().splitlines()]
+    assert {m["id"]: m for m in written if "id" in m} == by_id
+
+
+def test_stdin_from_dev_null_ends_cleanly() -> None:
+    done = run_tiny(subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    assert done.stdout == b""

@@ -1,0 +1,28 @@
+"""A tiny MCP server served by scratchpad_mcp.stdio, whose tool sends the client notifications before it answers
+and prints to stdout (which must not reach the wire). Run: python -m tests.mcp.transport_server"""
+
+from __future__ import annotations
+
+import sys
+import warnings
+
+from mcp.server.mcpserver import Context, MCPServer
+
+from scratchpad_mcp import stdio
+
+server = MCPServer("transport-test")
+
+
+@server.tool()
+async def shout(text: str, ctx: Context) -> str:
+    """Upper-cases text, reporting progress first."""
+    print("a stray print that must miss the wire")
+    await ctx.report_progress(1, 2, "half way")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # logging is deprecated in 2026-07-28, still sent on 2025-11-25
+        await ctx.info(f"shouting {len(text)} characters")
+    return text.upper()
+
+
+if __name__ == "__main__":
+    stdio.serve(server, int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20)
