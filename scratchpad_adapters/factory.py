@@ -12,6 +12,7 @@ from typing import TypedDict, Unpack
 from platformdirs import user_data_dir
 from sqlalchemy import Engine, text
 
+from scratchpad_core.changes import ChangeFeed
 from scratchpad_core.keys import ApiKeys
 from scratchpad_core.limits import Limits
 from scratchpad_core.ports import Clock, RateLimiter, Summarizer, UnitOfWorkFactory
@@ -20,6 +21,7 @@ from scratchpad_core.usecases.base import wall_clock_ms
 
 from . import memory
 from .anthropic_summarizer import AnthropicSummarizer
+from .changes import MemoryChangeFeed, PostgresChangeFeed, SqliteChangeFeed
 from .memory import MemoryDatabase, MemoryKeyStore, MemoryRateLimiter, MemoryUnitOfWork, is_memory_url
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
@@ -47,6 +49,7 @@ class Backend(ABC):
         self.store = store
         self.keys = keys
         self.unit_of_work = unit_of_work
+        self._feed: ChangeFeed | None = None
 
     @abstractmethod
     def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter: ...
@@ -55,7 +58,19 @@ class Backend(ABC):
     def readiness(self) -> str | None:
         """None when the store answers and its schema is at head; otherwise what is wrong."""
 
+    def change_feed(self) -> ChangeFeed:
+        """The store's committed file changes from now on (closed with the backend): from every process on
+        PostgreSQL, from this one on SQLite and in memory."""
+        if self._feed is None:
+            self._feed = self._open_feed()
+        return self._feed
+
+    @abstractmethod
+    def _open_feed(self) -> ChangeFeed: ...
+
     def close(self) -> None:
+        if self._feed is not None:
+            self._feed.close()
         self.store.close()
 
 
@@ -85,6 +100,11 @@ class SqlBackend(Backend):
             return f"schema at {current or 'nothing'}, expected {self.head_revision}"
         return None
 
+    def _open_feed(self) -> ChangeFeed:
+        if self.engine.dialect.name == "postgresql":
+            return PostgresChangeFeed(self.engine)
+        return SqliteChangeFeed(self.engine)
+
 
 class MemoryBackend(Backend):
     def __init__(
@@ -107,6 +127,9 @@ class MemoryBackend(Backend):
 
     def readiness(self) -> str | None:
         return None  # in this process: it answers while the process does
+
+    def _open_feed(self) -> ChangeFeed:
+        return MemoryChangeFeed(self.database)
 
 
 def open_backend(

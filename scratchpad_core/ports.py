@@ -44,6 +44,9 @@ class FileRepository(Protocol):
 
     def list_versions(self, file_id: int) -> list[VersionInfo]: ...
 
+    def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
+        """Every agent's files, sorted by (agent_id, path), after the cursor (an (agent_id, path) pair)."""
+
     def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
         """Files whose path starts with `prefix` (literally), sorted by path, after the cursor."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from types import TracebackType
 
+from .usecases.catalog import Catalog
 from .usecases.logs import Logs
 from .usecases.reads import FileReads
 from .usecases.renames import Renames
@@ -13,7 +14,7 @@ from .usecases.usage import UsageReport
 from .usecases.writes import FileWrites
 
 
-class Scratchpad(FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport):
+class Scratchpad(FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport, Catalog):
     """Versioned files and append-only logs in per-agent namespaces, bounded by quotas.
 
     Build one with `scratchpad_adapters.open_store(url)`, or from any UnitOfWork factory.

@@ -36,7 +36,13 @@ def open_configured(settings: Settings, *, upgrade: bool = True) -> Backend:
 def stdio_server(settings: Settings, backend: Backend) -> ScratchpadServer:
     """One local client: agent_id taken at its word, calls run inline, one log line each."""
     runner = CallRunner(TrustedCaller(), [CallLogger()], inline=True)
-    return build_server(backend.store, runner, max_read_bytes=settings.max_read_bytes or None)
+    return build_server(
+        backend.store,
+        runner,
+        max_read_bytes=settings.max_read_bytes or None,
+        changes=backend.change_feed,
+        sessions=True,
+    )
 
 
 def uses_keys(settings: Settings) -> bool:
@@ -60,6 +66,7 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
         token_verifier=KeyVerifier(backend.keys, metrics) if keyed else None,
         auth=auth_settings(settings.listen_url) if keyed else None,
         max_read_bytes=settings.max_read_bytes or None,
+        changes=backend.change_feed,
     )
 
 

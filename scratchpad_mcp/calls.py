@@ -13,7 +13,7 @@ from typing import Any, Protocol, TypeVar
 import anyio
 from mcp.types import CallToolResult
 
-from scratchpad_core.errors import InvalidInput, RateLimited, ScratchpadError
+from scratchpad_core.errors import AccessDenied, InvalidInput, RateLimited, ScratchpadError
 from scratchpad_core.paths import check_agent_id
 from scratchpad_core.ports import RateLimiter
 
@@ -150,11 +150,7 @@ class CallRunner:
         tool = record.tool
         started = time.perf_counter()
         try:
-            agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
-            record.agent_id = agent_id  # checked by the policy (at most 128 characters)
-            for gate in self._gates:
-                gate.admit(agent_id, tool)
-            reply = success(use_case(agent_id))
+            reply = success(use_case(self._admitted(record, requested_agent, read_only)))
         except ScratchpadError as error:
             record.outcome = error.code
             reply = failure(error.message)
@@ -168,3 +164,41 @@ class CallRunner:
         for observer in self._observers:
             observer.after(record)
         return reply
+
+    async def access(
+        self, name: str, requested_agent: str | None, work: UseCase[R], *, read_only: bool = True, owner: bool = False
+    ) -> R:
+        """Run a request that is no tool call (a resource read, a subscription) for the agent the policy names,
+        with the gates, the observers and the thread a tool call would have; a refusal raises its ScratchpadError.
+
+        owner: a request of the store's owner (a trusted caller), for no one agent: `work` is given "".
+        """
+        record = CallRecord(name, uuid.uuid4().hex[:16], self._caller(requested_agent))
+
+        def run() -> R:
+            started = time.perf_counter()
+            try:
+                if owner and not isinstance(self._policy, TrustedCaller):
+                    raise AccessDenied("Only the store's owner (stdio, or SCRATCHPAD_AUTH=none) may do this.")
+                return work("" if owner else self._admitted(record, requested_agent, read_only))
+            except ScratchpadError as error:
+                record.outcome = error.code
+                raise
+            except Exception:
+                record.outcome = "internal_error"
+                log.exception("%s failed (request %s)", name, record.request_id)
+                raise
+            finally:
+                record.duration_ms = (time.perf_counter() - started) * 1000
+                for observer in self._observers:
+                    observer.after(record)
+
+        return run() if self._inline else await anyio.to_thread.run_sync(run)
+
+    def _admitted(self, record: CallRecord, requested_agent: str | None, read_only: bool) -> str:
+        """The agent the call acts for, once the policy let it act for that agent and every gate let it run."""
+        agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
+        record.agent_id = agent_id  # checked by the policy (at most 128 characters)
+        for gate in self._gates:
+            gate.admit(agent_id, record.tool)
+        return agent_id

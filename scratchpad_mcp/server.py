@@ -11,16 +11,20 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
+from scratchpad_core.changes import ChangeFeed
 from scratchpad_core.limits import payload_bytes
 from scratchpad_core.service import Scratchpad
 
 from .calls import CallRunner, UseCase, clipped
+from .resources import FileResources, FileUris
 from .schemas import lean, property_names, unchecked_rows
+from .subscriptions import FileSubscriptions
 from .tools import INSTRUCTIONS, register_tools, tool_bounds
 
 Builder = TypeVar("Builder", bound=Callable[..., UseCase[Any]])
@@ -34,9 +38,13 @@ def build_server(
     token_verifier: TokenVerifier | None = None,
     auth: AuthSettings | None = None,
     max_read_bytes: int | None = None,
+    changes: Callable[[], ChangeFeed] | None = None,
+    sessions: bool = False,
 ) -> ScratchpadServer:
     """The MCP server; with a token verifier, callers need a key and agent_id becomes optional; max_read_bytes
-    bounds a full read_file's content (None: no bound).
+    bounds a full read_file's content (None: no bound). Files are resources; with a change feed (opened at the
+    first subscription) clients may subscribe to them, also by resources/subscribe when the transport keeps
+    sessions (stdio).
 
     Each call hands its use case to the runner, which runs it inline (stdio: one client, and SQLite
     serializes writers anyway) or on a worker thread (HTTP: many clients at once).
@@ -49,8 +57,13 @@ def build_server(
         log_level="WARNING",
         token_verifier=token_verifier,
         auth=auth,
+        subscriptions=False,  # ours, below: they hear of the store's changes, each caller of its own agent's
     )
     register_tools(mcp, store, agent_id_required=agent_id_required, max_read_bytes=max_read_bytes)
+    uris = FileUris(keyed=token_verifier is not None)
+    FileResources(store, runner, uris).register(mcp.lowlevel)
+    if changes is not None:
+        FileSubscriptions(changes, uris, runner, sessions=sessions).register(mcp.lowlevel)
     return mcp
 
 
@@ -80,6 +93,11 @@ class ScratchpadServer(MCPServer):
         self._runner = runner
         self._bounds = dict(bounds or {})
         self._arguments: dict[str, list[str]] = {}  # each tool's argument names, in order
+
+    @property
+    def lowlevel(self) -> Server[Any]:
+        """The SDK's low-level server under this one, for request handlers of our own (resources, subscriptions)."""
+        return self._lowlevel_server
 
     def tool(  # type: ignore[override]
         self, *, annotations: ToolAnnotations, payload: Sequence[str] = (), slow: bool = False

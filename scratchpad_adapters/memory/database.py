@@ -124,6 +124,13 @@ class MemoryDatabase:
         self.api_keys: dict[str, ApiKey] = {}  # by the key's hash
         self.buckets: dict[str, tuple[float, int]] = {}  # agent_id -> (tokens, updated_at)
         self.connections = 0  # of a named database: how many are open (see connect)
+        self.watchers: list[Callable[[Tables, Tables], None]] = []  # told (before, after) of each commit
+
+    def publish(self, tables: Tables) -> None:
+        """Make `tables` the committed ones (a writer holds write_lock), and tell the watchers."""
+        before, self.tables = self.tables, tables
+        for watcher in list(self.watchers):
+            watcher(before, tables)
 
 
 class Transaction:

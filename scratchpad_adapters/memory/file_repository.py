@@ -81,6 +81,17 @@ class MemoryFileRepository:
         kept = self._tx.tables.versions.get(file_id, {})
         return [VersionInfo(v.version, v.bytes, v.lines, v.sha256, v.created_at) for _, v in sorted(kept.items())]
 
+    def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
+        rows = sorted(
+            (
+                r
+                for r in self._tx.tables.files.by_id.values()
+                if r.current_version > 0 and (after is None or (r.agent_id, r.path) > after)
+            ),
+            key=lambda r: (r.agent_id, r.path),
+        )
+        return rows[:limit]
+
     def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
         rows = [r for r in self._tx.tables.files.under(agent_id, prefix) if r.current_version > 0]
         if after is not None:

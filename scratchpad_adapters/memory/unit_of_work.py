@@ -51,7 +51,7 @@ class MemoryUnitOfWork:
         assert self._transaction is not None, "commit() outside the unit of work"
         published = self._transaction.commit()
         if published is not None:
-            self._database.tables = published
+            self._database.publish(published)
 
     def __exit__(
         self, exc_type: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None

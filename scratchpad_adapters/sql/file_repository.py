@@ -18,6 +18,7 @@ from sqlalchemy import (
     bindparam,
     delete,
     func,
+    or_,
     select,
     update,
 )
@@ -90,6 +91,12 @@ def _listing(prefixed: bool, after: bool, limited: bool) -> Select[Any]:
     return query.limit(bindparam("limit")) if limited else query
 
 
+_EVERY_AGENTS_FILES = select(files).where(f.current_version > 0).order_by(f.agent_id, f.path).limit(bindparam("limit"))
+_EVERY_AGENTS_FILES_AFTER = _EVERY_AGENTS_FILES.where(
+    or_(f.agent_id > bindparam("agent_id"), and_(f.agent_id == bindparam("agent_id"), f.path > bindparam("path")))
+)
+
+
 def _record(row: Any) -> FileRecord | None:
     """The domain's view of a file row: a tombstone reads as a file at version 0, one that does not exist."""
     if row is None:
@@ -157,6 +164,11 @@ class SqlFileRepository:
 
     def list_versions(self, file_id: int) -> list[VersionInfo]:
         return [VersionInfo(**row) for row in run(self._c, _VERSIONS, {"file_id": file_id})]
+
+    def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
+        query = _EVERY_AGENTS_FILES if after is None else _EVERY_AGENTS_FILES_AFTER
+        agent_id, path = after or ("", "")
+        return [FileRecord(**row) for row in run(self._c, query, {"agent_id": agent_id, "path": path, "limit": limit})]
 
     def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
         params: dict[str, Any] = {"agent_id": agent_id, **prefix_bounds(prefix)}

@@ -112,9 +112,19 @@ summaries = Table(
     Column("created_at", Millis, nullable=False),
 )
 
+# The processes that listen for change notices (PostgreSQL; scratchpad_adapters.changes.postgres), each seen
+# within the last 90 s: the files trigger notifies only while one is (a NOTIFY serializes commits; migration 0005).
+change_listeners = Table(
+    "change_listeners",
+    metadata,
+    Column("listener_id", String(32), primary_key=True),
+    Column("seen_at", Millis, nullable=False),
+)
+
 __all__ = [
     "agents",
     "api_keys",
+    "change_listeners",
     "file_versions",
     "files",
     "log_entries",

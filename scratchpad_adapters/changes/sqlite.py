@@ -1,0 +1,95 @@
+"""SQLite: each connection of the engine gets temporary triggers on its files table that note what a transaction
+changes; what a committed transaction noted is told when its connection goes back to the pool (after the commit),
+what a rolled-back one noted is dropped. Only this process's own writes are seen (SQLite has no notices)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import Connection, Engine, event
+
+from scratchpad_core.changes import FileChange, Listener, change_of
+
+from .listeners import Listeners
+
+_FUNCTION = "scratchpad_file_changed"
+_NOTED, _COMMITTED, _INSTALLED = "scratchpad_noted", "scratchpad_committed", "scratchpad_triggers"
+_SAME_ROW = "OLD.agent_id IS NEW.agent_id AND OLD.path IS NEW.path"
+
+# (agent_id, path, was_live, is_live) per changed row; a row holds a live file when current_version > 0 (a deleted
+# file's row keeps minus its last version). A row moved to another path is a file gone here and one made there.
+_TRIGGERS = (
+    f"""CREATE TEMP TRIGGER IF NOT EXISTS scratchpad_file_inserted AFTER INSERT ON main.files
+    BEGIN SELECT {_FUNCTION}(NEW.agent_id, NEW.path, 0, NEW.current_version > 0); END""",
+    f"""CREATE TEMP TRIGGER IF NOT EXISTS scratchpad_file_updated AFTER UPDATE ON main.files
+    WHEN NOT ({_SAME_ROW}) OR OLD.current_version IS NOT NEW.current_version OR OLD.sha256 IS NOT NEW.sha256
+    BEGIN
+        SELECT {_FUNCTION}(OLD.agent_id, OLD.path, OLD.current_version > 0, 0) WHERE NOT ({_SAME_ROW});
+        SELECT {_FUNCTION}(NEW.agent_id, NEW.path, ({_SAME_ROW}) AND OLD.current_version > 0, NEW.current_version > 0);
+    END""",
+    f"""CREATE TEMP TRIGGER IF NOT EXISTS scratchpad_file_deleted AFTER DELETE ON main.files
+    BEGIN SELECT {_FUNCTION}(OLD.agent_id, OLD.path, OLD.current_version > 0, 0); END""",
+)
+
+
+class SqliteChangeFeed:
+    """The changes an engine's connections commit, from the moment the feed is made."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._listeners = Listeners()
+        event.listen(engine, "checkout", self._checkout)
+        event.listen(engine, "commit", self._commit)
+        event.listen(engine, "rollback", self._rollback)
+        event.listen(engine, "checkin", self._checkin)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        return self._listeners.subscribe(listener)
+
+    def close(self) -> None:
+        for name, hook in (("checkout", self._checkout), ("commit", self._commit), ("rollback", self._rollback)):
+            event.remove(self._engine, name, hook)
+        event.remove(self._engine, "checkin", self._checkin)
+        self._listeners.clear()
+
+    def _checkout(self, dbapi_connection: sqlite3.Connection, record: Any, _proxy: Any) -> None:
+        """Install the triggers on a connection the first time it is used once the files table exists."""
+        if record.info.get(_INSTALLED):
+            return
+        exists = dbapi_connection.execute(
+            "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'files'"
+        ).fetchone()
+        if exists is None:
+            return  # a database not yet migrated: try again at the next checkout
+        noted: list[FileChange] = record.info.setdefault(_NOTED, [])
+
+        def note(agent_id: str, path: str, was_live: int, is_live: int) -> None:
+            change = change_of(agent_id, path, bool(was_live), bool(is_live))
+            if change is not None:
+                noted.append(change)
+
+        dbapi_connection.create_function(_FUNCTION, 4, note, deterministic=False)
+        for trigger in _TRIGGERS:
+            dbapi_connection.execute(trigger)
+        record.info[_INSTALLED] = True
+
+    def _commit(self, connection: Connection) -> None:
+        info = connection.connection.info
+        noted = info.get(_NOTED)
+        if noted:
+            info.setdefault(_COMMITTED, []).extend(noted)
+            noted.clear()
+
+    def _rollback(self, connection: Connection) -> None:
+        noted = connection.connection.info.get(_NOTED)
+        if noted:
+            noted.clear()
+
+    def _checkin(self, _dbapi_connection: Any, record: Any) -> None:
+        if record is None:
+            return
+        committed = record.info.pop(_COMMITTED, None)
+        if committed:
+            self._listeners.tell(committed)

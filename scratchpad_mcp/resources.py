@@ -1,0 +1,193 @@
+"""Files as MCP resources: an agent's files are listed (by cursor, metadata only) and read (the current text).
+
+With API keys a caller acts for its key's agent, and scratchpad://files/{path} names a file of that agent;
+without (stdio, or HTTP with SCRATCHPAD_AUTH=none) the caller owns the store, and
+scratchpad://agents/{agent_id}/files/{path} names any agent's file.
+"""
+
+from __future__ import annotations
+
+import datetime
+import mimetypes
+from typing import Any, TypeVar
+from urllib.parse import unquote
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from mcp.types import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    Annotations,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    PaginatedRequestParams,
+    ReadResourceRequestParams,
+    ReadResourceResult,
+    Resource,
+    ResourceTemplate,
+    TextResourceContents,
+)
+
+from scratchpad_core.errors import AccessDenied, InvalidInput, NotFound, ScratchpadError
+from scratchpad_core.model import FileRecord
+from scratchpad_core.paths import check_agent_id, check_path
+from scratchpad_core.service import Scratchpad
+
+from .calls import CallRunner, UseCase
+
+T = TypeVar("T")
+
+SCHEME = "scratchpad://"
+KEYED_PREFIX = f"{SCHEME}files/"  # + path
+PAGE = 100  # resources per resources/list page
+TTL_MS = 0  # a file may change at any moment: a listing or a read is stale at once (cacheScope "private")
+MIME_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".jsonl": "application/jsonl"}
+
+
+class FileUris:
+    """The resource URI of a file, and the file a URI names, for keyed callers or for the store's owner."""
+
+    def __init__(self, *, keyed: bool) -> None:
+        self.keyed = keyed
+
+    @property
+    def template(self) -> str:
+        return f"{KEYED_PREFIX}{{path}}" if self.keyed else f"{SCHEME}agents/{{agent_id}}/files/{{path}}"
+
+    def of(self, agent_id: str, path: str) -> str:
+        return f"{KEYED_PREFIX}{path}" if self.keyed else f"{SCHEME}agents/{agent_id}/files/{path}"
+
+    def parse(self, uri: str) -> tuple[str | None, str]:
+        """(agent_id, path) of the file a URI names (agent_id None: the key's own agent); raises InvalidUri."""
+        if self.keyed:
+            if not uri.startswith(KEYED_PREFIX):
+                raise InvalidUri(uri, self.template)
+            return None, _checked_path(uri[len(KEYED_PREFIX) :], uri, self.template)
+        agent_id, marker, path = uri.removeprefix(f"{SCHEME}agents/").partition("/files/")
+        if not uri.startswith(f"{SCHEME}agents/") or not marker:
+            raise InvalidUri(uri, self.template)
+        try:
+            check_agent_id(agent_id)
+        except ScratchpadError:
+            raise InvalidUri(uri, self.template) from None
+        return agent_id, _checked_path(path, uri, self.template)
+
+
+class InvalidUri(Exception):
+    def __init__(self, uri: str, template: str) -> None:
+        super().__init__(f"Resource not found: {uri[:300]!r} names no file of this server; files are {template}.")
+
+
+def _checked_path(path: str, uri: str, template: str) -> str:
+    try:
+        return check_path(unquote(path))
+    except ScratchpadError:
+        raise InvalidUri(uri, template) from None
+
+
+def mime_type(path: str) -> str:
+    suffix = path[path.rfind(".") :].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    return MIME_TYPES.get(suffix) or mimetypes.guess_type(f"x{suffix}")[0] or "text/plain"
+
+
+def resource(uris: FileUris, record: FileRecord) -> Resource:
+    modified = datetime.datetime.fromtimestamp(record.updated_at / 1000, datetime.UTC)
+    return Resource(
+        uri=uris.of(record.agent_id, record.path),
+        name=record.path if uris.keyed else f"{record.agent_id}/{record.path}",
+        mime_type=mime_type(record.path),
+        size=record.bytes,
+        annotations=Annotations(last_modified=modified.isoformat(timespec="milliseconds").replace("+00:00", "Z")),
+        _meta={"version": record.current_version},
+    )
+
+
+class FileResources:
+    """resources/list, resources/templates/list and resources/read over a store's files."""
+
+    def __init__(self, store: Scratchpad, runner: CallRunner, uris: FileUris) -> None:
+        self._store = store
+        self._runner = runner
+        self.uris = uris
+
+    def register(self, server: Server[Any]) -> None:
+        server.add_request_handler("resources/list", PaginatedRequestParams, self.list_resources)
+        server.add_request_handler("resources/templates/list", PaginatedRequestParams, self.list_templates)
+        server.add_request_handler("resources/read", ReadResourceRequestParams, self.read_resource)
+
+    async def list_resources(
+        self, _ctx: ServerRequestContext[Any], params: PaginatedRequestParams
+    ) -> ListResourcesResult:
+        cursor = params.cursor or None
+        if self.uris.keyed:
+            page = await self._access("resources/list", lambda agent: self._own_page(agent, cursor))
+        else:
+            page = await self._access("resources/list", lambda _: self._store_page(cursor), owner=True)
+        records, next_cursor = page
+        resources = [resource(self.uris, record) for record in records]
+        return ListResourcesResult(resources=resources, next_cursor=next_cursor, ttl_ms=TTL_MS, cache_scope="private")
+
+    async def list_templates(
+        self, _ctx: ServerRequestContext[Any], _params: PaginatedRequestParams
+    ) -> ListResourceTemplatesResult:
+        who = "the file's path" if self.uris.keyed else "the agent's id and the file's path"
+        template = ResourceTemplate(
+            uri_template=self.uris.template,
+            name="file",
+            description=f"A stored file's current text, named by {who}.",
+        )
+        return ListResourceTemplatesResult(resource_templates=[template], ttl_ms=3_600_000, cache_scope="private")
+
+    async def read_resource(
+        self, _ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
+    ) -> ReadResourceResult:
+        uri = str(params.uri)
+        try:
+            agent_id, path = self.uris.parse(uri)
+        except InvalidUri as error:
+            raise MCPError(INVALID_PARAMS, str(error), data={"uri": uri}) from None
+
+        def read(agent: str) -> tuple[str, int]:
+            result = self._store.read_file(agent, path)
+            assert result.content is not None  # a full read: no diff, no bound
+            return result.content, result.current_version
+
+        text, version = await self._access("resources/read", read, agent_id=agent_id, uri=uri)
+        contents = TextResourceContents(uri=uri, text=text, mime_type=mime_type(path), _meta={"version": version})
+        return ReadResourceResult(contents=[contents], ttl_ms=TTL_MS, cache_scope="private")
+
+    def _own_page(self, agent_id: str, cursor: str | None) -> tuple[list[FileRecord], str | None]:
+        listing = self._store.list_files(agent_id, limit=PAGE, cursor=cursor)
+        records = [
+            FileRecord(0, agent_id, f.path, f.current_version, f.bytes, "", f.created_at, f.updated_at)
+            for f in listing.files
+        ]
+        return records, listing.next_cursor
+
+    def _store_page(self, cursor: str | None) -> tuple[list[FileRecord], str | None]:
+        after = None
+        if cursor is not None:
+            agent_id, _, path = cursor.partition("/")
+            try:
+                after = (check_agent_id(agent_id), check_path(path))
+            except ScratchpadError:
+                raise InvalidInput("Invalid cursor: pass the nextCursor of the previous page unchanged.") from None
+        page = self._store.list_store_files(limit=PAGE, after=after)
+        return page.files, None if page.next_cursor is None else "/".join(page.next_cursor)
+
+    async def _access(
+        self, name: str, work: UseCase[T], *, agent_id: str | None = None, uri: str | None = None, owner: bool = False
+    ) -> T:
+        """Run `work` for the caller's agent (keyed), the URI's agent or the store's owner; errors in the
+        protocol's terms (a missing file is resource-not-found: invalid params, with the URI)."""
+        data = None if uri is None else {"uri": uri}
+        try:
+            return await self._runner.access(name, agent_id, work, owner=owner)
+        except NotFound:
+            raise MCPError(
+                INVALID_PARAMS, f"Resource not found: {uri}. List the resources to see the files.", data=data
+            ) from None
+        except ScratchpadError as error:
+            refused = isinstance(error, (InvalidInput, AccessDenied))
+            raise MCPError(INVALID_PARAMS if refused else INTERNAL_ERROR, error.message, data=data) from None
