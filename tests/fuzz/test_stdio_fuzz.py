@@ -14,11 +14,11 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
+from bench.fuzz_cases import AGENTS, calls
+from bench.fuzz_checks import Commits, assert_clean, assert_error_reply
+from bench.fuzz_stdio import RawStdio, call_lines, envelopes, handshake
 from scratchpad_core.limits import Limits
 from scratchpad_mcp.wire import max_message_bytes
-from tests.fuzz.checks import Commits, assert_answer, assert_clean, assert_error_reply
-from tests.fuzz.generate import AGENTS, calls, compact, raw_messages
-from tests.fuzz.raw_stdio import RawStdio
 from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 from tests.recount import SqlRecounter
 
@@ -113,48 +113,16 @@ def test_raw_json_rpc_lines_over_stdio(tmp_path: Path) -> None:
     assert "dropped a message with no id to answer" in log
 
 
-# Kinds the server takes as they are (a CR as JSON whitespace, any string or integer id); all others are refused.
-ANSWERED_AS_SENT = ("valid_", "cr_", "id_string", "id_huge", "id_negative", "id_empty_string", "id_long_string")
-
-
 def run_raw(server: RawStdio, db: Path) -> None:
-    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}
-    server.send(compact({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}))
-    assert "result" in server.reply(START_TIMEOUT)
-    server.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-    server.send(b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}')
-    schemas = {tool["name"]: tool["inputSchema"] for tool in server.reply(START_TIMEOUT)["result"]["tools"]}
+    schemas = handshake(server, START_TIMEOUT)
     commits = Commits(db)
     try:
-        for n, generated in enumerate(calls(schemas, SEED + 2, LINE_CALLS)):
-            before = commits.version()
-            params = {"name": generated.tool, "arguments": generated.arguments}
-            server.send(compact({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}))
-            reply = server.reply(CALL_TIMEOUT)
-            assert reply["id"] == n, (generated, reply)
-            assert_answer(reply, commits, before, generated, must_refuse=generated.refused)
-        kinds = raw_envelopes(server, commits)
+        outcomes = call_lines(server, commits, schemas, SEED + 2, LINE_CALLS, CALL_TIMEOUT)
+        kinds = envelopes(server, commits, SEED, RAW, LINE_BOUND, CALL_TIMEOUT)
     finally:
         commits.close()
+    assert outcomes["valid:ok"] > 500 and outcomes["wrong_type:refused"] > 100, outcomes
     assert len(kinds) >= 25, kinds  # every builder, and most variants of each
-
-
-def raw_envelopes(server: RawStdio, commits: Commits) -> Counter[str]:
-    kinds: Counter[str] = Counter()
-    for n, raw in enumerate(raw_messages(SEED, RAW, line_bound=LINE_BOUND)):
-        before = commits.version()
-        server.send(raw.data)
-        answered = []
-        for _ in raw.answer_ids:
-            reply = server.reply(CALL_TIMEOUT)
-            assert_answer(reply, commits, before, raw.kind, must_refuse=not raw.kind.startswith(ANSWERED_AS_SENT))
-            answered.append(reply["id"])
-        assert sorted(map(repr, answered)) == sorted(map(repr, raw.answer_ids)), (raw.kind, raw.data[:200])
-        if not raw.answer_ids:  # nothing came out for it, and the server still answers
-            server.send(b'{"jsonrpc":"2.0","id":"ping-%d","method":"ping"}' % n)
-            assert server.reply(CALL_TIMEOUT) == {"jsonrpc": "2.0", "id": f"ping-{n}", "result": {}}, raw.kind
-        kinds[raw.kind] += 1
-    return kinds
 
 
 def test_error_wording_for_each_broken_line(tmp_path: Path) -> None:

@@ -26,11 +26,11 @@ TINY = StdioServerParameters(
 
 
 async def test_notifications_and_result_on_2025_11_25() -> None:
-    progress: list[tuple[float, float | None, str | None]] = []
+    reported: list[tuple[float, float | None, str | None]] = []
     logged: list[Any] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append((value, total, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reported.append((progress, total, message))
 
     async def on_log(params: LoggingMessageNotificationParams) -> None:
         logged.append(params.data)
@@ -41,22 +41,22 @@ async def test_notifications_and_result_on_2025_11_25() -> None:
             assert init.protocol_version == "2025-11-25"
             result = await session.call_tool("shout", {"text": "hi"}, progress_callback=on_progress)
     assert result.content[0].text == "HI"  # type: ignore[union-attr]
-    assert progress == [(1, 2, "half way")]
+    assert reported == [(1, 2, "half way")]
     assert logged == ["shouting 2 characters"]
 
 
 async def test_2026_07_28_with_discover() -> None:
-    progress: list[float] = []
+    reported: list[float] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append(value)
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reported.append(progress)
 
     with anyio.fail_after(START_TIMEOUT):
         async with Client(TINY) as client:
             assert client.protocol_version == "2026-07-28"
             result = await client.call_tool("shout", {"text": "hey"}, progress_callback=on_progress)
     assert result.content[0].text == "HEY"  # type: ignore[union-attr]
-    assert progress == [1]
+    assert reported == [1]
 
 
 async def test_scratchpad_on_both_revisions(tmp_path: Path) -> None:

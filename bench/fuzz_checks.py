@@ -7,6 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from bench.fuzz_cases import Raw
+
 # Internals that must never reach a client: tracebacks, source or file-system paths, SQL, drivers, pydantic.
 LEAK = re.compile(
     r"Traceback|File \"|\.py\", line|site-packages|/work/|/tmp/|/usr/|sqlite|psycopg|sqlalchemy|SQLAlchemy"
@@ -67,3 +69,16 @@ class Commits:
 
     def close(self) -> None:
         self._db.close()
+
+
+def assert_http_answer(status: int, body: Any, raw: Raw, commits: Commits, before: int) -> None:
+    """An HTTP answer to a raw body: one JSON-RPC answer per id it had (id null when it had none), a refusal
+    with a 4xx status (or 200, the SDK's own method errors) that committed nothing."""
+    answers = body if isinstance(body, list) else [body]
+    for reply in answers:
+        assert_reply(reply, raw.kind)
+        if "error" in reply:
+            assert status in (200, 400, 413), (raw.kind, status)
+            assert commits.version() == before, f"a refused {raw.kind} committed"
+    expected = [repr(i) for i in raw.answer_ids] or ["None"]
+    assert sorted(repr(reply["id"]) for reply in answers) == sorted(expected), (raw.kind, str(body)[:300])
