@@ -27,8 +27,8 @@ if __package__ in (None, ""):  # run as a file: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ServerProcess, free_port, server_command
-from bench.fuzz_cases import calls, compact, raw_messages
-from bench.fuzz_checks import Commits, assert_answer, assert_http_answer
+from bench.fuzz_cases import call_message, calls, raw_messages
+from bench.fuzz_checks import Commits, assert_call_answer, assert_http_answer
 from bench.fuzz_stdio import RawStdio, call_lines, envelopes, handshake
 
 MAX_FILE_BYTES = 64 * 1024
@@ -88,12 +88,8 @@ def over_http(folder: Path, seed: int, count: int, raw: int) -> Counter[str]:
             try:
                 for n, generated in enumerate(calls(schemas, seed, count)):
                     before = commits.version()
-                    params = {"name": generated.tool, "arguments": generated.arguments}
-                    body = compact({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
-                    reply = http.post("/mcp", content=body).json()
-                    assert reply["id"] == n, (generated, reply)
-                    refused = assert_answer(reply, commits, before, generated, must_refuse=generated.refused)
-                    seen[f"{generated.kind}:{'refused' if refused else 'ok'}"] += 1
+                    reply = http.post("/mcp", content=call_message(n, generated)).json()
+                    seen[assert_call_answer(reply, n, generated, commits, before)] += 1
                 for message in raw_messages(seed, raw, line_bound=LINE_BOUND):
                     before = commits.version()
                     response = http.post("/mcp", content=message.data)

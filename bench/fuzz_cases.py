@@ -128,6 +128,12 @@ def calls(schemas: dict[str, dict[str, Any]], seed: int, count: int) -> Iterator
             yield broken_call(tool, schemas[tool], rng)
 
 
+def call_message(request_id: int, call: Call) -> bytes:
+    """The call as a compact tools/call request."""
+    params = {"name": call.tool, "arguments": call.arguments}
+    return compact({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params})
+
+
 @dataclass(frozen=True)
 class Raw:
     """A raw message: its bytes, and the id its answer must carry (None: nothing to answer)."""

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from bench.fuzz_cases import Raw
+from bench.fuzz_cases import Call, Raw
 
 # Internals that must never reach a client: tracebacks, source or file-system paths, SQL, drivers, pydantic.
 LEAK = re.compile(
@@ -55,6 +55,13 @@ def assert_answer(reply: dict[str, Any], commits: Commits, before: int, context:
     if must_refuse:
         assert refused, (context, reply)
     return refused
+
+
+def assert_call_answer(reply: dict[str, Any], request_id: int, call: Call, commits: Commits, before: int) -> str:
+    """The answer to a generated call: its id, and assert_answer's rules. Returns its outcome, e.g. nul:refused."""
+    assert reply.get("id") == request_id, (call, reply)
+    refused = assert_answer(reply, commits, before, call, must_refuse=call.refused)
+    return f"{call.kind}:{'refused' if refused else 'ok'}"
 
 
 class Commits:

@@ -10,8 +10,8 @@ import threading
 from collections import Counter
 from typing import IO, Any
 
-from bench.fuzz_cases import calls, compact, raw_messages
-from bench.fuzz_checks import Commits, assert_answer
+from bench.fuzz_cases import call_message, calls, compact, raw_messages
+from bench.fuzz_checks import Commits, assert_answer, assert_call_answer
 
 
 class RawStdio:
@@ -74,12 +74,8 @@ def call_lines(
     outcomes: Counter[str] = Counter()
     for n, generated in enumerate(calls(schemas, seed, count)):
         before = commits.version()
-        params = {"name": generated.tool, "arguments": generated.arguments}
-        server.send(compact({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}))
-        reply = server.reply(timeout)
-        assert reply["id"] == n, (generated, reply)
-        refused = assert_answer(reply, commits, before, generated, must_refuse=generated.refused)
-        outcomes[f"{generated.kind}:{'refused' if refused else 'ok'}"] += 1
+        server.send(call_message(n, generated))
+        outcomes[assert_call_answer(server.reply(timeout), n, generated, commits, before)] += 1
     return outcomes
 
 

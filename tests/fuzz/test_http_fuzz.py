@@ -15,8 +15,8 @@ import pytest
 from starlette.applications import Starlette
 from starlette.types import Message
 
-from bench.fuzz_cases import calls, compact, raw_messages
-from bench.fuzz_checks import Commits, assert_answer, assert_error_reply, assert_http_answer
+from bench.fuzz_cases import call_message, calls, compact, raw_messages
+from bench.fuzz_checks import Commits, assert_call_answer, assert_error_reply, assert_http_answer
 from scratchpad_adapters import open_backend
 from scratchpad_mcp import http_body
 from scratchpad_mcp.http import build_app, max_body_bytes
@@ -61,13 +61,10 @@ async def test_generated_calls_and_raw_bodies(served: tuple[httpx2.AsyncClient, 
     try:
         for n, generated in enumerate(calls(schemas, SEED, CALLS)):
             before = commits.version()
-            params = {"name": generated.tool, "arguments": generated.arguments}
-            body = compact({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params})
             with anyio.fail_after(20):
-                response = await client.post("/mcp", content=body, headers=HEADERS)
+                response = await client.post("/mcp", content=call_message(n, generated), headers=HEADERS)
             (reply,) = replies(response)
-            assert reply["id"] == n, (generated, response.text[:300])
-            assert_answer(reply, commits, before, generated, must_refuse=generated.refused)
+            assert_call_answer(reply, n, generated, commits, before)
 
         for raw in raw_messages(SEED, RAW, line_bound=max_body_bytes(settings)):
             before = commits.version()

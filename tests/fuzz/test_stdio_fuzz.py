@@ -26,8 +26,8 @@ pytestmark = pytest.mark.anyio
 
 SEED = 20261201
 CLIENT_CALLS = 2_500  # valid-shaped and broken calls through a real client session
-LINE_CALLS = 5_000  # generated tool calls written as raw lines (cheaper per call than a client session)
-RAW = 3_000  # malformed JSON-RPC envelopes, ids, batches, garbage
+LINE_CALLS = 4_000  # generated tool calls written as raw lines (cheaper per call than a client session)
+RAW = 2_500  # malformed JSON-RPC envelopes, ids, batches, garbage
 MAX_FILE_BYTES = 64 * 1024
 LINE_BOUND = max_message_bytes(Limits(max_file_bytes=MAX_FILE_BYTES))
 CALL_TIMEOUT = 20.0  # one call; the whole test is bounded by the count, not by a clock
@@ -121,7 +121,7 @@ def run_raw(server: RawStdio, db: Path) -> None:
         kinds = envelopes(server, commits, SEED, RAW, LINE_BOUND, CALL_TIMEOUT)
     finally:
         commits.close()
-    assert outcomes["valid:ok"] > 500 and outcomes["wrong_type:refused"] > 100, outcomes
+    assert outcomes["valid:ok"] > 400 and outcomes["wrong_type:refused"] > 80, outcomes
     assert len(kinds) >= 25, kinds  # every builder, and most variants of each
 
 
