@@ -30,17 +30,26 @@ def keys() -> None:
 
 
 @keys.command()
-@click.option("--agent", required=True, metavar="AGENT", help="The agent this key acts for.")
+@click.option("--agent", metavar="AGENT", help="The agent this key acts for.")
+@click.option("--admin", is_flag=True, help="A key for the web view (/ui) that sees every agent and calls no tools.")
 @click.option("--read-only", is_flag=True, help="Allow only the read-only tools.")
 @click.option("--label", default="", metavar="TEXT", help="A note to recognize the key by.")
 @pass_invocation
-def create(invocation: Invocation, agent: str, read_only: bool, label: str) -> int:
-    """Make a key for an agent; the secret is printed once."""
+def create(invocation: Invocation, agent: str | None, admin: bool, read_only: bool, label: str) -> int:
+    """Make a key for an agent (or, with --admin, for the web view); the secret is printed once."""
+    if (agent is None) == (not admin):
+        raise click.UsageError("give --agent AGENT (a key that acts for one agent) or --admin (a web view key that "
+                               "sees every agent), one of the two.")  # fmt: skip
+    if admin and read_only:
+        raise click.UsageError("--read-only is for an agent's key: an admin key calls no tools at all.")
     with _keys(invocation.begin(), existing=False) as store:
         key, secret = store.create(agent, read_only=read_only, label=label)
     print(secret)
     mode = "read-only" if key.read_only else "read-write"
-    print(f"key {key.id} for agent {key.agent_id} ({mode}); keep the secret above, it is not stored.", file=sys.stderr)
+    made = f"admin key {key.id} (the web view, every agent; no tools)" if admin else (
+        f"key {key.id} for agent {key.agent_id} ({mode})"
+    )  # fmt: skip
+    print(f"{made}; keep the secret above, it is not stored.", file=sys.stderr)
     return 0
 
 
@@ -84,8 +93,9 @@ def _keys(settings: Settings, *, existing: bool = True) -> Iterator[ApiKeys]:
 
 def _row(key: ApiKey) -> str:
     access = "read-only" if key.read_only else "read-write"
+    agent, access = ("(admin)", "web view") if key.agent_id is None else (key.agent_id, access)
     return (
-        f"{key.id:<14}{key.agent_id:<24}{access:<12}{_when(key.created_at):<22}{_when(key.last_used_at):<22}"
+        f"{key.id:<14}{agent:<24}{access:<12}{_when(key.created_at):<22}{_when(key.last_used_at):<22}"
         f"{_when(key.revoked_at):<22}{key.label}"
     )
 

@@ -139,7 +139,7 @@ api_keys = Table(
     "api_keys",
     metadata,
     Column("id", String(32), primary_key=True),
-    Column("agent_id", AgentId, nullable=False),
+    Column("agent_id", AgentId, nullable=True),  # NULL: an admin key (the web view's, for every agent)
     Column("key_hash", String(64), nullable=False, unique=True),
     Column("label", String(MAX_LABEL_CHARS), nullable=False),
     Column("read_only", Boolean, nullable=False),

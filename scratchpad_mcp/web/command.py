@@ -14,6 +14,7 @@ import click
 
 from scratchpad_adapters.memory import is_memory_url
 
+from ..admin import require_existing
 from ..cli import Invocation
 from ..cli_root import Command, pass_invocation
 from ..settings import SettingsError
@@ -42,6 +43,7 @@ def web(invocation: Invocation, host: str, port: int | None) -> int:
             "the web view shows a database: memory:// lives in one process only. Give --database a SQLite file or a "
             "Postgres URL."
         )
+    require_existing(settings.database_url)  # a missing SQLite file is a typo: this command creates nothing
     loopback = is_loopback(host)
     from .serve import check_web_exposure, serve_web
 

@@ -47,7 +47,8 @@ def serve_web(settings: Settings, host: str, port: int, *, signed_in: bool, out:
     try:
         problem = backend.readiness()
         if problem is not None:
-            raise SettingsError(f"the web view cannot read this database: {problem}. Run `scratchpad-mcp db upgrade`.")
+            advice = "Run `uv run scratchpad-mcp db upgrade` first."
+            raise SettingsError(f"the web view cannot read this database: {problem}. {advice}")
         app: ASGIApp = web_app(settings, backend, signed_in=signed_in)
         if not signed_in:  # the local user's view answers only requests for a loopback host (no DNS rebinding)
             app = TrustedHostMiddleware(app, allowed_hosts=["127.0.0.1", "localhost", "::1"])

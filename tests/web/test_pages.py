@@ -1,0 +1,158 @@
+"""The web view's pages in process (Starlette's test client) on every backend: paging, windows, diffs, sessions.
+The browser tests (test_browser.py) check the same pages as a person sees them."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from scratchpad_adapters.agent_directory import agent_directory
+from scratchpad_adapters.factory import Backend, open_backend
+from scratchpad_adapters.viewing import viewing_store
+from scratchpad_core.limits import Limits
+from scratchpad_core.usecases.base import wall_clock_ms
+from scratchpad_mcp.web.access import COOKIE, Sessions
+from scratchpad_mcp.web.app import build_web_app
+from scratchpad_mcp.web.reading import FILE_PAGE_LINES, LOG_PAGE
+from tests.conftest import FakeSummarizer
+
+
+@pytest.fixture
+def backend(database_url: str) -> Iterator[Backend]:
+    opened = open_backend(database_url, limits=Limits(max_versions=4), summarizer=FakeSummarizer())
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def local(backend: Backend) -> TestClient:
+    return TestClient(build_web_app(viewing_store(backend), agent_directory(backend)))
+
+
+def ids(html: str, pattern: str) -> list[int]:
+    return [int(n) for n in re.findall(pattern, html)]
+
+
+def test_a_log_pages_newest_first_and_each_older_page_follows_on(backend: Backend, local: TestClient) -> None:
+    for n in range(1, 2 * LOG_PAGE + 21):
+        backend.store.append_log("bot", "run.log", f"entry {n}")
+    seen: list[int] = []
+    url: str | None = "/a/bot/log/run.log"
+    while url is not None:
+        page = local.get(url)
+        assert page.status_code == 200
+        seen += ids(page.text, r'<li id="e(\d+)"')
+        older = re.search(r'id="older" href="([^"]+)"', page.text)
+        url = older.group(1).replace("&amp;", "&") if older else None
+    assert seen == list(range(2 * LOG_PAGE + 20, 0, -1))  # every entry once, newest first
+    first = local.get("/a/bot/log/run.log").text
+    assert 'data-live="1"' in first and "live-log.js" in first
+    assert "live-log.js" not in local.get(f"/a/bot/log/run.log?before={LOG_PAGE}").text  # an older page stays put
+
+
+def test_the_live_endpoint_returns_what_came_after(backend: Backend, local: TestClient) -> None:
+    for n in range(1, 6):
+        backend.store.append_log("bot", "run.log", f"<b>{n}</b>")
+    reply = local.get("/a/bot/entries/run.log?after=3").json()
+    assert [e["entry"] for e in reply["entries"]] == ["<b>4</b>", "<b>5</b>"]
+    assert reply["last_entry_id"] == 5 and reply["has_more"] is False
+    assert local.get("/a/bot/entries/run.log?after=5").json()["entries"] == []
+    assert local.get("/a/bot/entries/run.log?after=-1").status_code == 400
+
+
+def test_a_long_file_shows_in_windows_of_numbered_lines(backend: Backend, local: TestClient) -> None:
+    total = 2 * FILE_PAGE_LINES + 500
+    backend.store.write_file("bot", "big.py", "".join(f"x_{n} = {n}\n" for n in range(1, total + 1)))
+    first = local.get("/a/bot/file/big.py").text
+    assert ids(first, r'<tr id="L(\d+)"') == list(range(1, FILE_PAGE_LINES + 1))
+    assert f"start={FILE_PAGE_LINES + 1}" in first
+    last = local.get(f"/a/bot/file/big.py?start={2 * FILE_PAGE_LINES + 1}").text
+    assert ids(last, r'<tr id="L(\d+)"') == list(range(2 * FILE_PAGE_LINES + 1, total + 1))
+    assert 'id="next-lines"' not in last and f"of {total:,}" in last
+    assert f'<span class="n">x_{total}</span>' in last  # coloured as Python
+
+
+def test_a_diff_between_any_two_retained_versions(backend: Backend, local: TestClient) -> None:
+    for text in ("a\nb\n", "a\nB\n", "a\nB\nc\n", "A\nB\nc\n", "A\nB\nc\nd\n"):
+        backend.store.write_file("bot", "f.txt", text)  # five versions; four are kept
+    forward = local.get("/a/bot/file/f.txt?from=2&to=5").text
+    assert "Changes from version 2 to version 5" in forward
+    assert re.findall(r'<tr class="add">.*?<pre>(.*?)</pre>', forward, re.S) == ["A", "c", "d"]
+    backward = local.get("/a/bot/file/f.txt?from=5&to=2&view=split").text
+    assert '<tr class="change">' in backward and "Changes from version 5 to version 2" in backward
+    assert "The two versions are the same" in local.get("/a/bot/file/f.txt?from=3&to=3").text
+    gone = local.get("/a/bot/file/f.txt?from=1&to=5")
+    assert gone.status_code == 404 and "no longer retained" in gone.text
+    assert local.get("/a/bot/file/f.txt?from=x").status_code == 400
+
+
+def test_files_show_as_a_tree(backend: Backend, local: TestClient) -> None:
+    for path in ("a/b/c.txt", "a/b/d.txt", "a/e.txt", "z.txt"):
+        backend.store.write_file("bot", path, path)
+    page = local.get("/a/bot").text
+    rows = re.findall(r'<td class="depth(\d)"[^>]*>(?:<a [^>]+>)?([^<]+)<', page)
+    assert rows == [("0", "a/"), ("1", "b/"), ("2", "c.txt"), ("2", "d.txt"), ("1", "e.txt"), ("0", "z.txt")]
+
+
+@pytest.fixture
+def keyed(backend: Backend) -> TestClient:
+    sessions = Sessions(backend.keys, wall_clock_ms)
+    return TestClient(build_web_app(viewing_store(backend), agent_directory(backend), sessions))
+
+
+def test_signing_in_sets_a_strict_cookie_without_the_key(backend: Backend, keyed: TestClient) -> None:
+    backend.store.write_file("alice", "a.txt", "hers")
+    backend.store.write_file("bob", "b.txt", "content of bob")
+    key, secret = backend.keys.create("alice")
+    assert keyed.get("/", follow_redirects=False).headers["location"] == "/signin"
+    refused = keyed.post("/signin", data={"key": "spk_nope"}, follow_redirects=False)
+    assert (
+        refused.status_code == 401
+        and "not known" in refused.text
+        and COOKIE not in refused.headers.get("set-cookie", "")
+    )
+    signed = keyed.post("/signin", data={"key": secret}, follow_redirects=False)
+    cookie = signed.headers["set-cookie"]
+    assert signed.status_code == 303 and "HttpOnly" in cookie and "SameSite=strict" in cookie
+    assert secret not in cookie and secret.split("_")[-1] not in cookie
+    agents = keyed.get("/").text
+    assert ">alice<" in agents and "bob" not in agents
+    other = keyed.get("/a/bob/file/b.txt")
+    assert other.status_code == 403 and "content of bob" not in other.text
+    assert keyed.get("/a/alice/file/a.txt").status_code == 200
+
+    value = keyed.cookies[COOKIE]
+    keyed.cookies.clear()
+    keyed.cookies.set(COOKIE, value[:-1] + ("0" if value[-1] != "0" else "1"))  # a forged signature
+    assert keyed.get("/", follow_redirects=False).status_code == 303
+    keyed.cookies.clear()
+    keyed.cookies.set(COOKIE, value)
+    assert keyed.get("/", follow_redirects=False).status_code == 200
+    backend.keys.revoke(key.id)  # a revoked key's session ends on its next request
+    assert keyed.get("/", follow_redirects=False).status_code == 303
+
+
+def test_an_admin_key_sees_every_agent(backend: Backend, keyed: TestClient) -> None:
+    for agent in ("alice", "bob"):
+        backend.store.write_file(agent, "x.txt", agent)
+    _, secret = backend.keys.create(None, label="ops")
+    keyed.post("/signin", data={"key": secret})
+    agents = keyed.get("/").text
+    assert ">alice<" in agents and ">bob<" in agents and "admin key" in agents
+    assert keyed.get("/a/bob/file/x.txt").status_code == 200
+
+
+def test_looking_changes_nothing_the_agent_counts(backend: Backend, local: TestClient) -> None:
+    backend.store.write_file("bot", "f.md", "one\n")
+    backend.store.write_file("bot", "f.md", "two\n")
+    backend.store.append_log("bot", "run.log", "entry")
+    directory = agent_directory(backend)
+    before = directory.agent("bot")
+    for page in ("/", "/a/bot", "/a/bot/file/f.md", "/a/bot/file/f.md?from=1&to=2", "/a/bot/log/run.log",
+                 "/a/bot/entries/run.log?after=0", "/a/bot/search?q=two"):  # fmt: skip
+        assert local.get(page).status_code == 200, page
+    assert directory.agent("bot") == before  # not one operation, nor a byte saved, counted
+    assert before.operations == 3
