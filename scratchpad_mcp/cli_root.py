@@ -69,10 +69,10 @@ def serve(invocation: Invocation) -> int:
 def command_line() -> Group:
     """The root group with every command attached (once)."""
     if len(root.commands) == 1:
-        from . import admin, keys_cli
+        from . import admin, inspect_cli, keys_cli
         from .web.command import web
 
-        for command in (*admin.COMMANDS, keys_cli.keys, web):
+        for command in (*admin.COMMANDS, keys_cli.keys, web, *inspect_cli.COMMANDS):
             root.add_command(command)
     return root
 

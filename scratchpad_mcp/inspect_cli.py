@@ -1,0 +1,302 @@
+"""The read-only inspection commands: agents, files, cat, versions, diff, logs, log, search, stats.
+
+Each reads the store through the library's use cases (scratchpad_adapters.viewing: nothing written, no
+operation counted), one bounded page at a time; a table for a person, or --json for a script.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_LIST_LIMIT
+from scratchpad_core.errors import InvalidInput
+from scratchpad_core.results import LogEntryOut
+
+from .cli import Invocation
+from .cli_root import Command, pass_invocation
+from .inspect_output import emit_json, fullest, more, plain, print_diff, quota_use, table, unified, when
+from .inspect_store import Inspection, inspecting
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+agent_option = click.option("--agent", "-a", "agent_id", required=True, metavar="AGENT", help="The agent to look at.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for a script instead of a table.")
+path_argument = click.argument("path")
+prefix_option = click.option("--prefix", metavar="PREFIX", help="Only paths that start with PREFIX.")
+
+
+def paged(what: str) -> Callable[[F], F]:
+    def decorate(command: F) -> F:
+        command = click.option(
+            "--cursor", metavar="CURSOR", help=f"Continue a listing of {what} where the last page's next_cursor says."
+        )(command)
+        return click.option(
+            "--limit", type=click.IntRange(1, MAX_LIST_LIMIT), default=100, show_default=True,
+            help=f"{what.capitalize()} on one page.",
+        )(command)  # fmt: skip
+
+    return decorate
+
+
+def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Command]:
+    """A command that reads through an Inspection (passed first) and exits 0 once it has printed."""
+
+    def decorate(function: Callable[..., None]) -> click.Command:
+        def run(invocation: Invocation, /, **options: Any) -> int:
+            with inspecting(invocation) as inspection:
+                function(inspection, **options)
+            return 0
+
+        run.__doc__ = function.__doc__
+        run.__click_params__ = function.__click_params__  # type: ignore[attr-defined]  # the options given to it
+        return click.command(name, cls=Command)(pass_invocation(run))
+
+    return decorate
+
+
+@inspection_command("agents")
+@json_option
+@paged("agents")
+def agents(inspection: Inspection, as_json: bool, limit: int, cursor: str | None) -> None:
+    """The agents in the store: files, logs, bytes, quota use, last change."""
+    page = list(inspection.agents.agents(cursor, limit + 1))
+    next_cursor = page[limit - 1].agent_id if len(page) > limit else None
+    page = page[:limit]
+    last = inspection.activity.last_changes([usage.agent_id for usage in page])
+    limits = inspection.store.limits
+    if as_json:
+        rows = [
+            {"agent": u.agent_id, "files": u.files, "logs": u.logs, "log_entries": u.log_entries, "bytes": u.bytes,
+             "quota_use": quota_use(u, limits), "last_activity": last.get(u.agent_id)}
+            for u in page
+        ]  # fmt: skip
+        emit_json({"agents": rows, "next_cursor": next_cursor})
+        return
+    table(
+        ["agent", "files", "logs", "entries", "bytes", "quota use", "last activity"],
+        [
+            (u.agent_id, u.files, u.logs, u.log_entries, f"{u.bytes:,}", fullest(quota_use(u, limits)),
+             when(last.get(u.agent_id)))
+            for u in page
+        ],
+        right=("files", "logs", "entries", "bytes"),
+    )  # fmt: skip
+    more("agents", next_cursor)
+
+
+@inspection_command("files")
+@agent_option
+@prefix_option
+@json_option
+@paged("files")
+def files(
+    inspection: Inspection, agent_id: str, prefix: str | None, as_json: bool, limit: int, cursor: str | None
+) -> None:
+    """An agent's files: path, version, size, last change."""
+    listing = inspection.store.list_files(inspection.agent(agent_id), prefix, limit=limit, cursor=cursor)
+    if as_json:
+        emit_json({"files": listing.files, "next_cursor": listing.next_cursor})
+        return
+    rows = [(f.path, f.current_version, f"{f.bytes:,}", when(f.updated_at)) for f in listing.files]
+    table(["path", "version", "bytes", "updated"], rows, right=("version", "bytes"))
+    more("files", listing.next_cursor)
+
+
+@inspection_command("cat")
+@agent_option
+@path_argument
+@click.option("--version", type=click.IntRange(min=1), help="A retained version instead of the current one.")
+@click.option("--lines", "span", metavar="FIRST:LAST", help="Only these lines (from 1; either end may be left out).")
+@json_option
+def cat(inspection: Inspection, agent_id: str, path: str, version: int | None, span: str | None, as_json: bool) -> None:
+    """Print a file (or some of its lines, or an older version)."""
+    first, last = _lines(span)
+    count = None if last is None else last - first + 1
+    read = inspection.store.read_file(
+        inspection.agent(agent_id), path, version=version, start_line=first if span else None, max_lines=count
+    )
+    if as_json:
+        emit_json(read)
+    else:
+        click.echo(read.content or "", nl=False)
+
+
+@inspection_command("versions")
+@agent_option
+@path_argument
+@json_option
+def versions(inspection: Inspection, agent_id: str, path: str, as_json: bool) -> None:
+    """A file's retained versions: size, lines, when, and who where recorded."""
+    listing = inspection.store.list_versions(inspection.agent(agent_id), path)
+    if as_json:
+        emit_json(listing)
+        return
+    rows = [
+        (v.version, f"{v.bytes:,}", v.lines, when(v.created_at), getattr(v, "by", None) or "-")
+        for v in listing.versions
+    ]
+    table(["version", "bytes", "lines", "created", "by"], rows, right=("version", "bytes", "lines"))
+
+
+@inspection_command("diff")
+@agent_option
+@path_argument
+@click.argument("old", metavar="[FROM", type=click.IntRange(min=1), required=False)
+@click.argument("new", metavar="[TO]]", type=click.IntRange(min=1), required=False)
+@json_option
+def diff(inspection: Inspection, agent_id: str, path: str, old: int | None, new: int | None, as_json: bool) -> None:
+    """The changes between two versions of a file, as a unified diff.
+
+    TO is the current version unless given, FROM the one before TO.
+    """
+    store, agent_id = inspection.store, inspection.agent(agent_id)
+    current = store.list_versions(agent_id, path).current_version
+    new = new or current
+    old = old or new - 1
+    if old < 1:
+        raise InvalidInput(f"{path} has only version {new}: name two versions to compare, e.g. `diff PATH 1 {new}`.")
+    before = store.read_file(agent_id, path, version=old).content or ""
+    after = store.read_file(agent_id, path, version=new).content or ""
+    lines = unified(before, after, f"{path}@{old}", f"{path}@{new}")
+    if as_json:
+        emit_json({"path": path, "from": old, "to": new, "diff": "".join(f"{line}\n" for line in lines)})
+    else:
+        print_diff(lines)
+
+
+@inspection_command("logs")
+@agent_option
+@prefix_option
+@json_option
+@paged("logs")
+def logs(
+    inspection: Inspection, agent_id: str, prefix: str | None, as_json: bool, limit: int, cursor: str | None
+) -> None:
+    """An agent's logs: path, entries, size, last entry, last change."""
+    found = inspection.store.list_logs(inspection.agent(agent_id), prefix).logs
+    after = [log for log in found if cursor is None or log.path > cursor]
+    page = after[:limit]
+    next_cursor = page[-1].path if len(after) > limit else None
+    if as_json:
+        emit_json({"logs": page, "next_cursor": next_cursor})
+        return
+    rows = [(g.path, g.entries, f"{g.bytes:,}", g.last_entry_id, when(g.updated_at)) for g in page]
+    table(["path", "entries", "bytes", "last entry", "updated"], rows, right=("entries", "bytes", "last entry"))
+    more("logs", next_cursor)
+
+
+@inspection_command("log")
+@agent_option
+@path_argument
+@click.option("--since", type=click.IntRange(min=0), help="Only entries after this entry id (a last_entry_id).")
+@click.option("--tail", type=click.IntRange(1, LOG_PAGE_SIZE), help="Only the newest N entries.")
+@click.option("--follow", "-f", is_flag=True, help="Keep printing new entries as they come, until interrupted.")
+@click.option(
+    "--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, help="Seconds between polls."
+)
+@json_option
+def log(inspection: Inspection, agent_id: str, path: str, since: int | None, tail: int | None, follow: bool,
+        interval: float, as_json: bool) -> None:  # fmt: skip
+    """A log's entries, oldest first, page by page (with --json, one JSON line each).
+
+    Continue where a reading stopped with --since and the last entry id printed.
+    """
+    if since is not None and tail is not None:
+        raise click.UsageError(
+            "--since and --tail cannot be combined: --since N reads on after entry N, --tail N shows the newest N."
+        )
+    store, agent_id = inspection.store, inspection.agent(agent_id)
+    inspection.log(agent_id, path)
+    last = since or 0
+    if tail is not None:
+        page = store.read_log(agent_id, path, tail=tail)
+        _print_entries(page.entries, as_json)
+        last = page.last_entry_id
+    while True:
+        page = store.read_log(agent_id, path, since_entry=last, limit=LOG_PAGE_SIZE)
+        _print_entries(page.entries, as_json)
+        last = page.last_entry_id
+        if page.has_more:
+            continue
+        if not follow:
+            return
+        time.sleep(interval)
+
+
+def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
+    for entry in entries:
+        if as_json:
+            emit_json(entry)
+        else:
+            click.echo(f"#{entry.id}  {when(entry.created_at)}  {entry.entry}")
+
+
+@inspection_command("search")
+@agent_option
+@click.argument("query")
+@click.option("--regex", is_flag=True, help="QUERY is a regular expression, not literal text.")
+@prefix_option
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Matches to show at most.")
+@json_option
+def search(inspection: Inspection, agent_id: str, query: str, regex: bool, prefix: str | None, limit: int,
+           as_json: bool) -> None:  # fmt: skip
+    """Lines of an agent's current files that match QUERY (case-insensitive)."""
+    found = inspection.store.search_files(inspection.agent(agent_id), query, prefix, max_results=limit, regex=regex)
+    if as_json:
+        emit_json(found)
+        return
+    for match in found.matches:
+        click.echo(f"{match.path}:{match.line}: {match.text}")
+    if found.has_more:
+        advice = "narrow the query or --prefix, or raise --limit"
+        click.echo(f"scratchpad-mcp: more matches than {limit}: {advice}.", err=True)
+
+
+@inspection_command("stats")
+@agent_option
+@json_option
+def stats(inspection: Inspection, agent_id: str, as_json: bool) -> None:
+    """An agent's counters, quotas and last change."""
+    agent_id = inspection.agent(agent_id)
+    usage = inspection.store.get_usage_stats(agent_id)
+    last = inspection.activity.last_changes([agent_id]).get(agent_id)
+    if as_json:
+        emit_json({**plain(usage), "last_activity": last})
+        return
+    quota = usage.quota
+    rows = [
+        ("files", f"{usage.file_count:,}", f"{quota.files:,}", _percent(usage.file_count, quota.files)),
+        ("logs", f"{usage.logs:,}", "-", ""),
+        ("log entries", f"{usage.log_count:,}", f"{quota.log_entries:,}", _percent(usage.log_count, quota.log_entries)),
+        ("bytes", f"{usage.total_bytes:,}", f"{quota.bytes:,}", _percent(usage.total_bytes, quota.bytes)),
+        ("operations", f"{usage.total_operations:,}", "", ""),
+        ("bytes saved", f"{usage.bytes_saved:,}", "", ""),
+        ("last activity", when(last), "", ""),
+    ]
+    table([agent_id, "value", "quota", "use"], rows, right=("value", "quota", "use"))
+
+
+def _percent(used: int, quota: int) -> str:
+    return f"{used / quota:.0%}" if quota else "-"
+
+
+def _lines(span: str | None) -> tuple[int, int | None]:
+    """--lines FIRST:LAST as (first, last or None for the end)."""
+    if span is None:
+        return 1, None
+    first, colon, last = span.partition(":")
+    try:
+        start, end = int(first or 1), (int(last) if last else None) if colon else int(first)
+    except ValueError:
+        start, end = 0, None
+    if start < 1 or (end is not None and end < start):
+        advice = "use FIRST:LAST with 1 <= FIRST <= LAST, e.g. 10:40, 10: or :40"
+        raise click.BadParameter(f"{span!r}: {advice}.", param_hint="--lines")
+    return start, end
+
+
+COMMANDS = (agents, files, cat, versions, diff, logs, log, search, stats)

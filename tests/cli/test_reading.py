@@ -1,0 +1,98 @@
+"""cat, versions, diff, log, search and stats: what a person reads, and the JSON a script reads."""
+
+from __future__ import annotations
+
+import json
+
+from scratchpad_core.service import Scratchpad
+from tests.cli.conftest import NOTE, PLAN_V1, PLAN_V2
+
+
+def test_cat_whole_lines_and_versions(filled: Scratchpad, inspect) -> None:
+    assert inspect("cat", "-a", "alice", "plans/plan.md").out == PLAN_V2
+    assert inspect("cat", "-a", "alice", "plans/plan.md", "--version", "1").out == PLAN_V1
+    assert inspect("cat", "-a", "alice", "plans/plan.md", "--lines", "2:3").out == "step one, done\nstep two\n"
+    assert inspect("cat", "-a", "alice", "plans/plan.md", "--lines", "3:").out == "step two\nstep three\n"
+    assert inspect("cat", "-a", "alice", "plans/plan.md", "--lines", ":1").out == "goal: ship\n"
+    read = json.loads(inspect("cat", "-a", "alice", "plans/plan.md", "--lines", "2:2", "--json").out)
+    assert read == {"path": "plans/plan.md", "current_version": 2, "content": "step one, done\n", "start_line": 2,
+                    "end_line": 2, "total_lines": 4}  # fmt: skip
+    assert inspect("cat", "-a", "alice", "notes.txt").out == NOTE  # text as stored
+
+
+def test_versions(filled: Scratchpad, inspect) -> None:
+    done = inspect("versions", "-a", "alice", "plans/plan.md")
+    lines = done.out.splitlines()
+    assert lines[0].split()[:4] == ["version", "bytes", "lines", "created"]
+    assert [line.split()[:3] for line in lines[1:]] == [["1", str(len(PLAN_V1)), "3"], ["2", str(len(PLAN_V2)), "4"]]
+    listing = json.loads(inspect("versions", "-a", "alice", "plans/plan.md", "--json").out)
+    assert listing["current_version"] == 2 and [v["version"] for v in listing["versions"]] == [1, 2]
+    assert listing["versions"][1]["sha256"] == filled.list_versions("alice", "plans/plan.md").versions[1].sha256
+
+
+def test_diff_is_plain_when_piped(filled: Scratchpad, inspect) -> None:
+    filled.write_file("alice", "plans/plan.md", PLAN_V2 + "step four\n")
+    expected = [
+        "--- plans/plan.md@1", "+++ plans/plan.md@2", "@@ -1,3 +1,4 @@", " goal: ship", "-step one",
+        "+step one, done", " step two", "+step three",
+    ]  # fmt: skip
+    explicit = inspect("diff", "-a", "alice", "plans/plan.md", "1", "2")
+    assert explicit.code == 0 and explicit.out.splitlines() == expected and "\x1b[" not in explicit.out
+    latest = inspect(
+        "diff", "-a", "alice", "plans/plan.md"
+    ).out.splitlines()  # the current version against the one before
+    assert latest[:2] == ["--- plans/plan.md@2", "+++ plans/plan.md@3"] and latest[-1] == "+step four"
+    to_current = inspect("diff", "-a", "alice", "plans/plan.md", "1").out.splitlines()
+    assert to_current[1] == "+++ plans/plan.md@3" and "+step four" in to_current
+    backwards = json.loads(inspect("diff", "-a", "alice", "plans/plan.md", "3", "1", "--json").out)
+    assert (backwards["from"], backwards["to"]) == (3, 1) and "-step four\n" in backwards["diff"]
+
+
+def test_log_since_tail_and_json(filled: Scratchpad, inspect) -> None:
+    everything = inspect("log", "-a", "alice", "runs/today.log").out.splitlines()
+    assert [line.split("  ")[0] for line in everything] == ["#1", "#2", "#3", "#4", "#5"]
+    assert everything[0].endswith("  entry 1")
+    since = inspect("log", "-a", "alice", "runs/today.log", "--since", "3").out.splitlines()
+    assert [line.split("  ")[-1] for line in since] == ["entry 4", "entry 5"]
+    tail = inspect("log", "-a", "alice", "runs/today.log", "--tail", "2", "--json").out.splitlines()
+    assert [json.loads(line)["entry"] for line in tail] == ["entry 4", "entry 5"]
+    assert json.loads(tail[-1])["id"] == 5  # the --since a script continues with
+
+
+def test_a_long_log_is_read_page_by_page(filled: Scratchpad, inspect) -> None:
+    for number in range(6, 251):
+        filled.append_log("alice", "runs/today.log", f"entry {number}")
+    lines = inspect("log", "-a", "alice", "runs/today.log", "--json").out.splitlines()
+    assert [json.loads(line)["id"] for line in lines] == list(range(1, 251))
+
+
+def test_search_literal_and_regex(filled: Scratchpad, inspect) -> None:
+    literal = inspect("search", "-a", "alice", "STEP T")
+    assert literal.out.splitlines() == ["plans/plan.md:3: step two", "plans/plan.md:4: step three"]
+    found = json.loads(inspect("search", "-a", "alice", r"^step \w+$", "--regex", "--json").out)
+    assert [(m["path"], m["line"]) for m in found["matches"]] == [("plans/plan.md", 3), ("plans/plan.md", 4)]
+    assert found["files_searched"] == 2
+    limited = inspect("search", "-a", "alice", "step", "--limit", "1")
+    assert len(limited.out.splitlines()) == 1 and "more matches than 1" in limited.err
+
+
+def test_stats(filled: Scratchpad, inspect) -> None:
+    done = inspect("stats", "-a", "alice")
+    table = {line.split("  ")[0]: line.split() for line in done.out.splitlines()[1:]}
+    assert table["files"][1:] == ["2", "1,000", "0%"] and table["log entries"][2] == "5"
+    stats = json.loads(inspect("stats", "-a", "alice", "--json").out)
+    assert stats["file_count"] == 2 and stats["log_count"] == 5 and stats["quota"]["files"] == 1000
+    assert stats["last_activity"] is not None
+
+
+def test_inspection_changes_nothing(filled: Scratchpad, inspect) -> None:
+    """Not even the agent's operation counter: a person looking is not the agent's call."""
+    before = filled.get_usage_stats("alice")
+    for args in (("agents",), ("files", "-a", "alice"), ("cat", "-a", "alice", "notes.txt"),
+                 ("versions", "-a", "alice", "plans/plan.md"), ("diff", "-a", "alice", "plans/plan.md"),
+                 ("logs", "-a", "alice"), ("log", "-a", "alice", "runs/today.log"), ("search", "-a", "alice", "x"),
+                 ("stats", "-a", "alice")):  # fmt: skip
+        assert inspect(*args).code == 0, args
+    after = filled.get_usage_stats("alice")
+    assert after.total_operations == before.total_operations + 1  # this call of get_usage_stats only
+    assert (after.total_bytes, after.bytes_saved) == (before.total_bytes, before.bytes_saved)
