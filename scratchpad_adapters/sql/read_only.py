@@ -1,23 +1,27 @@
 """Connections that refuse every write, for commands that only look at a store (the inspection commands):
-SQLite's `query_only`, Postgres's `default_transaction_read_only`. The database itself, not only the code
-path, then guarantees that looking changes nothing."""
+SQLite connections are `query_only`, and each Postgres transaction begins `SET TRANSACTION READ ONLY` (a
+session default would not do: the driver begins READ WRITE after a snapshot has reset its read-only flag).
+The database itself, not only the code path, then guarantees that looking changes nothing."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
 
 
 def refuse_writes(engine: Engine) -> None:
-    """Make each connection `engine` opens from now on read-only (call it before the first one)."""
-    sqlite = engine.dialect.name == "sqlite"
-    statement = "PRAGMA query_only = ON" if sqlite else "SET default_transaction_read_only = on"
+    """Make every connection (SQLite) or transaction (Postgres) of `engine` read-only, before its first one."""
+    if engine.dialect.name == "sqlite":
 
-    @event.listens_for(engine, "connect")
-    def _read_only(dbapi_connection: Any, _record: Any) -> None:  # after the engine's own set-up (WAL, pragmas)
-        cursor = dbapi_connection.cursor()
-        cursor.execute(statement)
-        cursor.close()
-        if not sqlite:
-            dbapi_connection.commit()  # psycopg began a transaction for the SET
+        @event.listens_for(engine, "connect")
+        def _query_only(dbapi_connection: Any, _record: Any) -> None:  # after the engine's own set-up (WAL)
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA query_only = ON")
+            cursor.close()
+
+        return
+
+    @event.listens_for(engine, "begin")
+    def _read_only(connection: Connection) -> None:
+        connection.exec_driver_sql("SET TRANSACTION READ ONLY")
