@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass, fields
 from typing import Literal
 
+from .actors import LIBRARY
 from .limits import utf8_len
 from .text import count_lines
 
@@ -31,6 +32,7 @@ class VersionInfo:
     lines: int
     sha256: str
     created_at: int
+    by: str  # who made it (actors.py)
 
 
 @dataclass(frozen=True)
@@ -38,13 +40,14 @@ class Version(VersionInfo):
     content: str
 
     @classmethod
-    def of(cls, version: int, content: str, now: int) -> Version:
+    def of(cls, version: int, content: str, now: int, by: str = LIBRARY) -> Version:
         return cls(
             version=version,
             bytes=utf8_len(content),
             lines=count_lines(content),
             sha256=sha256_hex(content),
             created_at=now,
+            by=by,
             content=content,
         )
 
@@ -66,6 +69,7 @@ class LogEntry:
     id: int
     entry: str
     created_at: int
+    by: str  # who appended it (actors.py)
 
 
 @dataclass(frozen=True)

@@ -82,7 +82,7 @@ class LogRepository(Protocol):
     def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
         """The locked log row, created with no entries (last_entry_id 0) if absent."""
 
-    def append(self, log_id: int, entry: str, size: int, now: int) -> int:
+    def append(self, log_id: int, entry: str, size: int, now: int, by: str) -> int:
         """Bump the log's head counter and store the entry under it; returns the entry id."""
 
     def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]: ...

@@ -117,6 +117,7 @@ class LogEntryOut:
     id: int
     entry: str
     created_at: int
+    by: str | None = None  # who appended it, when read_log is asked (show_by)
 
 
 @dataclass(frozen=True)

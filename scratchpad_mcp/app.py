@@ -10,6 +10,7 @@ from mcp.server.auth.settings import AuthSettings
 
 from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
 from scratchpad_adapters.factory import Backend, open_backend
+from scratchpad_core.actors import HTTP
 
 from .calls import CallGate, CallRunner, RateLimit, TrustedCaller
 from .server import ScratchpadServer, build_server
@@ -58,7 +59,7 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
     if settings.rate_limit > 0:
         gates.append(RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
     keyed = uses_keys(settings)
-    runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(), [CallLogger(), metrics], gates=gates)
+    runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(HTTP), [CallLogger(), metrics], gates=gates)
     return build_server(
         backend.store,
         runner,

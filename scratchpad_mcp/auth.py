@@ -10,6 +10,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from scratchpad_core.actors import UNKNOWN, key_actor
 from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
 from scratchpad_core.keys import ApiKeys
 
@@ -46,7 +47,8 @@ class KeyVerifier:
         if key.agent_id is None:  # an admin key: the web view only; KeyedCaller refuses it every tool
             return AccessToken(token=token, client_id=key.id, scopes=[], claims={"admin": True})
         scopes = [READ_SCOPE] if key.read_only else [READ_SCOPE, WRITE_SCOPE]
-        return AccessToken(token=token, client_id=key.id, scopes=scopes, subject=key.agent_id)
+        claims = {"label": key.label}  # as it is now: the versions and entries this token makes record it
+        return AccessToken(token=token, client_id=key.id, scopes=scopes, subject=key.agent_id, claims=claims)
 
 
 class KeyedCaller:
@@ -72,6 +74,12 @@ class KeyedCaller:
         if not read_only and WRITE_SCOPE not in token.scopes:
             raise AccessDenied("This API key is read-only; this tool changes data. Use a read-write key.")
         return token.subject
+
+    def actor(self) -> str:
+        token = get_access_token()
+        if token is None:
+            return UNKNOWN  # never met: a call without a key is refused before it changes anything
+        return key_actor(token.client_id, str((token.claims or {}).get("label", "")))
 
 
 KEYS_COMMAND = "uv run scratchpad-mcp keys create --agent NAME"

@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 import anyio
 from mcp.types import CallToolResult
 
+from scratchpad_core.actors import STDIO
 from scratchpad_core.errors import AccessDenied, InvalidInput, RateLimited, ScratchpadError
 from scratchpad_core.paths import check_agent_id
 from scratchpad_core.ports import RateLimiter
@@ -42,9 +43,19 @@ class CallerPolicy(Protocol):
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         """The agent this call acts for; raises AccessDenied when the caller may not act for it."""
 
+    def actor(self) -> str:
+        """Who makes this call's changes, as its versions and log entries record it (scratchpad_core.actors)."""
+
 
 class TrustedCaller:
-    """stdio and SCRATCHPAD_AUTH=none: the agent_id argument is taken at its word."""
+    """stdio and SCRATCHPAD_AUTH=none: the agent_id argument is taken at its word; changes are recorded as made
+    over the transport (`stdio` or `http`)."""
+
+    def __init__(self, transport: str = STDIO) -> None:
+        self._transport = transport
+
+    def actor(self) -> str:
+        return self._transport
 
     def caller(self, requested: str | None) -> str | None:
         return requested
@@ -138,6 +149,10 @@ class CallRunner:
             record.extra["requested_tool"] = clipped(tool)
         for observer in self._observers:
             observer.after(record)
+
+    def actor(self) -> str:
+        """Who makes the changes of the call being run (inside a use case: the caller's key, or the transport)."""
+        return self._policy.actor()
 
     def _caller(self, requested_agent: str | None) -> str | None:
         """Who calls, for the log: a key's agent, or (trusted callers) the agent_id as given, clipped."""

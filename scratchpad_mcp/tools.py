@@ -3,12 +3,14 @@
 # No `from __future__ import annotations` here: the SDK reads these annotations at run time,
 # and the argument types below are chosen per server (agent_id is optional with API keys).
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from scratchpad_core import results as r
+from scratchpad_core.actors import STDIO
 from scratchpad_core.bounds import (
     DEFAULT_SEARCH_RESULTS,
     LOG_PAGE_SIZE,
@@ -56,14 +58,20 @@ def agent_argument(required: bool) -> Any:
 
 
 def register_tools(
-    mcp: "ScratchpadServer", store: Scratchpad, *, agent_id_required: bool = True, max_read_bytes: int | None = None
+    mcp: "ScratchpadServer",
+    store: Scratchpad,
+    *,
+    agent_id_required: bool = True,
+    max_read_bytes: int | None = None,
+    actor: Callable[[], str] = lambda: STDIO,
 ) -> None:
     """The tools, on `mcp`: each takes its arguments and returns the use case to run for the calling agent.
 
     The server runs it (ScratchpadServer.tool): who calls, read-only or not (from the annotations), and the
     payload's size (the arguments named in `payload`). Docstrings are the descriptions a model reads, with
     {bounds} filled in from the live limits. max_read_bytes bounds a full read_file (None: no bound); the reply
-    past it says truncated and where to go on, so the description need not.
+    past it says truncated and where to go on, so the description need not. actor() names who makes the call
+    being run (its key, or the transport), which every version and log entry records.
     """
     AgentArg = agent_argument(agent_id_required)
 
@@ -77,7 +85,7 @@ def register_tools(
     ) -> UseCase[r.WriteResult]:
         """Store a whole file as its next version ({max_versions} kept). To change part of one, use edit_file
         or insert_lines."""
-        return lambda a: store.write_file(a, path, content, expected_version, request_id=request_id)
+        return lambda a: store.write_file(a, path, content, expected_version, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=READ)
     def read_file(
@@ -114,8 +122,9 @@ def register_tools(
     ) -> UseCase[r.EditResult]:
         """Replace old_str with new_str in a file; returns the new version and the (first) change's lines."""
         return lambda a: store.edit_file(
-            a, path, old_str, new_str, replace_all, expected_version, snippet=snippet, request_id=request_id
-        )
+            a, path, old_str, new_str, replace_all, expected_version,
+            snippet=snippet, request_id=request_id, actor=actor(),
+        )  # fmt: skip
 
     @mcp.tool(annotations=KEEP, payload=("text",))
     def insert_lines(
@@ -129,7 +138,7 @@ def register_tools(
     ) -> UseCase[r.EditResult]:
         """Insert lines after a line number; line 0 or -1 creates a missing file."""
         return lambda a: store.insert_lines(
-            a, path, line, text, expected_version, snippet=snippet, request_id=request_id
+            a, path, line, text, expected_version, snippet=snippet, request_id=request_id, actor=actor()
         )
 
     @mcp.tool(annotations=READ)
@@ -146,7 +155,7 @@ def register_tools(
         request_id: RequestIdArg = None,
     ) -> UseCase[r.WriteResult]:
         """Make a retained version current again, as a new version."""
-        return lambda a: store.restore_version(a, path, version, expected_version, request_id=request_id)
+        return lambda a: store.restore_version(a, path, version, expected_version, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=DESTROY)
     def delete_file(
@@ -189,7 +198,7 @@ def register_tools(
         request_id: RequestIdArg = None,
     ) -> UseCase[r.AppendResult]:
         """Append an entry to a log (made on first use); returns its entry_id."""
-        return lambda a: store.append_log(a, path, entry, request_id=request_id)
+        return lambda a: store.append_log(a, path, entry, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=READ)
     def read_log(
@@ -198,9 +207,10 @@ def register_tools(
         since_entry: Annotated[int | None, Field(description="last_entry_id you got; omit: from the start.")] = None,
         limit: Annotated[int | None, Field(description="Page size, 1-{log_page} (default {log_page}).")] = None,
         tail: Annotated[int | None, Field(description="Instead, the newest N (1-{log_page}).")] = None,
+        show_by: Annotated[bool, Field(description="Say who wrote each entry.")] = False,
     ) -> UseCase[r.LogPage]:
         """Log entries after since_entry, oldest first; if has_more, call again with last_entry_id."""
-        return lambda a: store.read_log(a, path, since_entry, limit=limit, tail=tail)
+        return lambda a: store.read_log(a, path, since_entry, limit=limit, tail=tail, show_by=show_by)
 
     @mcp.tool(annotations=READ)
     def list_logs(agent_id: AgentArg, prefix: PrefixArg = None) -> UseCase[r.LogListing]:

@@ -31,6 +31,7 @@ class EntryRow:
     entry: str
     bytes: int
     created_at: int
+    by: str
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ class MemoryFileRepository:
 
     def list_versions(self, file_id: int) -> list[VersionInfo]:
         kept = self._tx.tables.versions.get(file_id, {})
-        return [VersionInfo(v.version, v.bytes, v.lines, v.sha256, v.created_at) for _, v in sorted(kept.items())]
+        return [VersionInfo(v.version, v.bytes, v.lines, v.sha256, v.created_at, v.by) for _, v in sorted(kept.items())]
 
     def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
         rows = sorted(

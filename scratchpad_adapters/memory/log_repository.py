@@ -24,7 +24,7 @@ class MemoryLogRepository:
         logs = self._tx.change().logs  # as FOR UPDATE does, refused in a read-only unit of work
         return logs.find_or_insert(agent_id, path, lambda new: LogRecord(new, agent_id, path, 0, 0, 0, now, now))
 
-    def append(self, log_id: int, entry: str, size: int, now: int) -> int:
+    def append(self, log_id: int, entry: str, size: int, now: int, by: str) -> int:
         t = self._tx.change()
         row = t.logs[log_id]
         bumped = dataclasses.replace(
@@ -36,13 +36,13 @@ class MemoryLogRepository:
             updated_at=now,
         )
         t.logs[log_id] = bumped
-        t.entries[log_id] = (*t.entries.get(log_id, ()), EntryRow(bumped.last_entry_id, entry, size, now))
+        t.entries[log_id] = (*t.entries.get(log_id, ()), EntryRow(bumped.last_entry_id, entry, size, now, by))
         return bumped.last_entry_id
 
     def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
         rows = self._tx.tables.entries.get(log_id, ())
         start = bisect.bisect_right(rows, after, key=lambda r: r.id)
-        return [LogEntry(r.id, r.entry, r.created_at) for r in rows[start : start + limit]]
+        return [LogEntry(r.id, r.entry, r.created_at, r.by) for r in rows[start : start + limit]]
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
         # A deleted log keeps its row, with no entries, so that its ids carry on if it comes back.

@@ -5,10 +5,10 @@ so moving SQLite -> Postgres -> SQLite exports byte-identical. Lines, for each a
 
     {"type": "agent", "agent_id", "operations", "bytes_saved"}
     {"type": "file", "path", "current_version", "created_at", "updated_at"}
-    {"type": "version", "path", "version", "content", "created_at"}         every retained version
+    {"type": "version", "path", "version", "content", "by", "created_at"}   every retained version, and who made it
     {"type": "summary", "path", "version", "summary", "model", "created_at"}
     {"type": "log", "path", "last_entry_id", "created_at", "updated_at"}
-    {"type": "entry", "path", "id", "entry", "created_at"}                   every entry, in id order
+    {"type": "entry", "path", "id", "entry", "by", "created_at"}             every entry, in id order
 
 framed by {"type": "header", "format": "scratchpad-export", "version": 1} and {"type": "end", "counts": {...}}.
 """
@@ -125,7 +125,7 @@ def _agent_records(connection: Connection, agent_id: str) -> Iterator[dict[str, 
         yield _record("file", f, path=f.path, current_version=f.current_version)
         versions = select(file_versions).where(file_versions.c.file_id == f.id).order_by(file_versions.c.version)
         for v in connection.execute(versions.execution_options(yield_per=BATCH)):
-            yield _record("version", v, path=f.path, version=v.version, content=v.content)
+            yield _record("version", v, path=f.path, version=v.version, content=v.content, by=v.actor)
         s = connection.execute(select(summaries).where(summaries.c.file_id == f.id)).first()
         if s is not None:
             yield _record("summary", s, path=f.path, version=s.version, summary=s.summary, model=s.model)
@@ -134,7 +134,7 @@ def _agent_records(connection: Connection, agent_id: str) -> Iterator[dict[str, 
         yield _record("log", g, path=g.path, last_entry_id=g.last_entry_id)
         entries = select(log_entries).where(log_entries.c.log_id == g.id).order_by(log_entries.c.entry_id)
         for e in connection.execute(entries.execution_options(yield_per=BATCH)):
-            yield _record("entry", e, path=g.path, id=e.entry_id, entry=e.entry)
+            yield _record("entry", e, path=g.path, id=e.entry_id, entry=e.entry, by=e.actor)
 
 
 def _record(kind: str, row: Any, **fields: Any) -> dict[str, Any]:

@@ -60,12 +60,9 @@ _PRUNE = (
     .returning(v.bytes)
 )
 _PRUNE_SUMMARY = delete(summaries).where(s.file_id == bindparam("file_id"), s.version < bindparam("keep_from"))
-_VERSION = select(file_versions).where(v.file_id == bindparam("file_id"), v.version == bindparam("version"))
-_VERSIONS = (
-    select(v.version, v.bytes, v.lines, v.sha256, v.created_at)
-    .where(v.file_id == bindparam("file_id"))
-    .order_by(v.version)
-)
+_VERSION_INFO = (v.version, v.bytes, v.lines, v.sha256, v.created_at, v.actor.label("by"))
+_VERSION = select(*_VERSION_INFO, v.content).where(v.file_id == bindparam("file_id"), v.version == bindparam("version"))
+_VERSIONS = select(*_VERSION_INFO).where(v.file_id == bindparam("file_id")).order_by(v.version)
 
 
 _DELETE_VERSIONS = delete(file_versions).where(v.file_id == bindparam("file_id")).returning(v.bytes)
@@ -145,7 +142,9 @@ class SqlFileRepository:
         return Advanced(row.id, row.current_version, created=expected == 0)
 
     def add_version(self, file_id: int, version: Version) -> None:
-        run(self._c, _ADD_VERSION, {**vars(version), "file_id": file_id})
+        values = {**vars(version), "file_id": file_id}
+        values["actor"] = values.pop("by")
+        run(self._c, _ADD_VERSION, values)
 
     def prune(self, file_id: int, keep_from: int) -> tuple[int, int]:
         if keep_from <= 1:
@@ -157,10 +156,7 @@ class SqlFileRepository:
 
     def get_version(self, file_id: int, version: int) -> Version | None:
         row = run(self._c, _VERSION, {"file_id": file_id, "version": version}).first()
-        if row is None:
-            return None
-        del row["file_id"]
-        return Version(**row)
+        return None if row is None else Version(**row)
 
     def list_versions(self, file_id: int) -> list[VersionInfo]:
         return [VersionInfo(**row) for row in run(self._c, _VERSIONS, {"file_id": file_id})]

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scratchpad_core import quotas
+from scratchpad_core.actors import MAX_ACTOR_CHARS
 from scratchpad_core.errors import InvalidInput, ScratchpadError
 from scratchpad_core.limits import Limits, storable_size, utf8_len
 from scratchpad_core.model import COUNTERS
@@ -39,15 +40,16 @@ class Text:
 TEXT = Text()
 COUNTER = Number(0)
 SEQUENCE = Number(1, MAX_SEQUENCE)
+ACTOR = Text(MAX_ACTOR_CHARS)
 _FIELDS: dict[str, dict[str, Number | Text]] = {
     "agent": {"agent_id": TEXT, "operations": COUNTER, "bytes_saved": COUNTER},
     "file": {"path": TEXT, "current_version": SEQUENCE, "created_at": COUNTER, "updated_at": COUNTER},
-    "version": {"path": TEXT, "version": SEQUENCE, "content": TEXT, "created_at": COUNTER},
+    "version": {"path": TEXT, "version": SEQUENCE, "content": TEXT, "by": ACTOR, "created_at": COUNTER},
     "summary": {"path": TEXT, "version": SEQUENCE, "summary": TEXT, "model": Text(100), "created_at": COUNTER},
     "log": {"path": TEXT, "last_entry_id": Number(0, MAX_SEQUENCE), "created_at": COUNTER, "updated_at": COUNTER},
-    "entry": {"path": TEXT, "id": SEQUENCE, "entry": TEXT, "created_at": COUNTER},
+    "entry": {"path": TEXT, "id": SEQUENCE, "entry": TEXT, "by": ACTOR, "created_at": COUNTER},
 }
-_OPTIONAL = {("agent", "operations"), ("agent", "bytes_saved")}
+_OPTIONAL = {("agent", "operations"), ("agent", "bytes_saved"), ("version", "by"), ("entry", "by")}  # by: UNKNOWN
 
 
 def check_fields(kind: str, record: dict[str, Any], line: int) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, delete, insert, select, true, update
 
+from scratchpad_core.actors import UNKNOWN
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits, utf8_len
 from scratchpad_core.model import COUNTERS, sha256_hex
@@ -61,6 +62,7 @@ class _AgentLoader:
             self.versions.append({
                 "file_id": self.file_ids[path], "version": r["version"], "content": content, "bytes": size,
                 "lines": count_lines(content), "sha256": sha, "created_at": r["created_at"],
+                "actor": r.get("by", UNKNOWN),
             })  # fmt: skip
             if r["version"] == self.current[path]:
                 self.heads[path] = (size, sha)
@@ -77,7 +79,7 @@ class _AgentLoader:
             size = utf8_len(r["entry"])
             self.entries.append({
                 "log_id": self.log_ids[path], "entry_id": r["id"], "entry": r["entry"], "bytes": size,
-                "created_at": r["created_at"],
+                "created_at": r["created_at"], "actor": r.get("by", UNKNOWN),
             })  # fmt: skip
             self.log_totals[path][0] += 1
             self.log_totals[path][1] += size

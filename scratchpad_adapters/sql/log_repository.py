@@ -29,7 +29,7 @@ _BUMP = (
 )
 _ADD_ENTRY = log_entries.insert()
 _ENTRIES = (
-    select(e.entry_id, e.entry, e.created_at)
+    select(e.entry_id, e.entry, e.created_at, e.actor)
     .where(e.log_id == bindparam("log_id"), e.entry_id > bindparam("after"))
     .order_by(e.entry_id)
     .limit(bindparam("limit"))
@@ -68,18 +68,18 @@ class SqlLogRepository:
         assert record is not None, "inserted, or inserted meanwhile by a concurrent writer"
         return record
 
-    def append(self, log_id: int, entry: str, size: int, now: int) -> int:
+    def append(self, log_id: int, entry: str, size: int, now: int, by: str) -> int:
         entry_id: int = run(self._c, _BUMP, {"log": log_id, "size": size, "now": now}).one().last_entry_id
         run(
             self._c,
             _ADD_ENTRY,
-            {"log_id": log_id, "entry_id": entry_id, "entry": entry, "bytes": size, "created_at": now},
+            {"log_id": log_id, "entry_id": entry_id, "entry": entry, "bytes": size, "created_at": now, "actor": by},
         )
         return entry_id
 
     def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
         rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit})
-        return [LogEntry(id=r.entry_id, entry=r.entry, created_at=r.created_at) for r in rows]
+        return [LogEntry(id=r.entry_id, entry=r.entry, created_at=r.created_at, by=r.actor) for r in rows]
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
         query = _LIST_UNDER_PREFIX if prefix else _LIST

@@ -21,6 +21,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
+from scratchpad_core.actors import MAX_ACTOR_CHARS, UNKNOWN
 from scratchpad_core.keys import MAX_LABEL_CHARS
 from scratchpad_core.paths import MAX_AGENT_ID_CHARS, MAX_PATH_CHARS
 from scratchpad_core.retries import MAX_REQUEST_ID_CHARS
@@ -39,6 +40,7 @@ AgentId = String(MAX_AGENT_ID_CHARS)
 Path = String(MAX_PATH_CHARS).with_variant(String(MAX_PATH_CHARS, collation="C"), "postgresql")
 Id = BigInteger().with_variant(Integer(), "sqlite")  # SQLite auto-increments only INTEGER PRIMARY KEY
 Millis = BigInteger
+Actor = String(MAX_ACTOR_CHARS)
 
 agents = Table(
     "agents",
@@ -76,6 +78,7 @@ file_versions = Table(
     Column("lines", Integer, nullable=False),
     Column("sha256", String(64), nullable=False),
     Column("created_at", Millis, nullable=False),
+    Column("actor", Actor, nullable=False, server_default=UNKNOWN),  # who made it (scratchpad_core.actors)
 )
 
 logs = Table(
@@ -100,6 +103,7 @@ log_entries = Table(
     Column("entry", Text, nullable=False),
     Column("bytes", Integer, nullable=False),
     Column("created_at", Millis, nullable=False),
+    Column("actor", Actor, nullable=False, server_default=UNKNOWN),  # who appended it
 )
 
 summaries = Table(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..actors import LIBRARY, check_actor
 from ..bounds import LOG_PAGE_SIZE, check_range
 from ..errors import InvalidInput
 from ..limits import check_entry_size
@@ -14,16 +15,19 @@ from .base import UseCaseBase, checked
 
 
 class Logs(UseCaseBase):
-    def append_log(self, agent_id: str, path: str, entry: str, *, request_id: str | None = None) -> AppendResult:
-        """Append one entry; entry ids increase within a log, in commit order."""
+    def append_log(
+        self, agent_id: str, path: str, entry: str, *, request_id: str | None = None, actor: str = LIBRARY
+    ) -> AppendResult:
+        """Append one entry; entry ids increase within a log, in commit order. `actor` says who appends it."""
         agent_id, path = checked(agent_id, path)
         size = check_entry_size(entry, self.limits)
+        check_actor(actor)
         request = Request.of(agent_id, request_id, "append_log", AppendResult, path=path, entry=entry)
 
         def work(uow: UnitOfWork) -> AppendResult:
             now = self._clock()
             log = uow.logs.lock_or_create(agent_id, path, now)
-            entry_id = uow.logs.append(log.id, entry, size, now)
+            entry_id = uow.logs.append(log.id, entry, size, now, actor)
             created = log.entries == 0  # a new log, or a deleted one coming back
             self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))
             return AppendResult(path, entry_id, size)
@@ -38,8 +42,10 @@ class Logs(UseCaseBase):
         *,
         limit: int | None = None,
         tail: int | None = None,
+        show_by: bool = False,
     ) -> LogPage:
-        """A page of entries after since_entry in id order, or the newest `tail` entries.
+        """A page of entries after since_entry in id order, or the newest `tail` entries (with show_by, each
+        says who appended it).
 
         A log with no entries (never written, or deleted) reads as an empty page whose last_entry_id
         echoes since_entry, so a reader can poll a log before its first entry.
@@ -71,7 +77,7 @@ class Logs(UseCaseBase):
                 total = max(0, log.last_entry_id - max(after, first - 1))
                 cursor = page[-1].id if page else after
             self._count(uow, agent_id)
-            entries = [LogEntryOut(e.id, e.entry, e.created_at) for e in page]
+            entries = [LogEntryOut(e.id, e.entry, e.created_at, e.by if show_by else None) for e in page]
             return LogPage(entries, total, cursor, more)
 
         return self._transact(work)

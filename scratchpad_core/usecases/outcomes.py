@@ -27,8 +27,8 @@ class Committed:
 
 @dataclass(frozen=True)
 class Edit:
-    """An edit call as given: which tool, for whom, the version it expects, and its own arguments (which, with
-    the path, the expected version and snippet, name the call a request_id stands for)."""
+    """An edit call as given: which tool, for whom, the version it expects, who makes it (the actor) and its own
+    arguments (which, with the path, the expected version and snippet, name the call a request_id stands for)."""
 
     operation: str
     agent_id: str
@@ -36,6 +36,7 @@ class Edit:
     expected_version: int | None
     snippet: bool
     request_id: str | None
+    actor: str
     arguments: dict[str, object]
 
     def result(

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Callable
 
 from .. import editing
+from ..actors import LIBRARY, check_actor
 from ..errors import InvalidInput, NotFound, VersionConflict
 from ..limits import check_content_size, payload_bytes, utf8_len
 from ..model import NotAdvanced, UsageDelta, Version
@@ -26,17 +27,20 @@ class FileWrites(UseCaseBase):
         expected_version: int | None = None,
         *,
         request_id: str | None = None,
+        actor: str = LIBRARY,
     ) -> WriteResult:
-        """Store content as the file's next version (no new version when it is identical)."""
+        """Store content as the file's next version (no new version when it is identical); `actor` says who
+        makes it (every writing call takes one)."""
         agent_id, path = checked(agent_id, path)
         check_content_size(content, self.limits)
         check_expected(expected_version)
+        check_actor(actor)
         request = Request.of(
             agent_id, request_id, "write_file", WriteResult, path=path, content=content, expected=expected_version
         )
 
         def work(uow: UnitOfWork) -> WriteResult:
-            head = self._commit(uow, agent_id, path, content, expected_version, create=True)
+            head = self._commit(uow, agent_id, path, content, expected_version, actor, create=True)
             return head.result(path)
 
         return self._transact(work, request=request)
@@ -52,6 +56,7 @@ class FileWrites(UseCaseBase):
         *,
         snippet: bool = False,
         request_id: str | None = None,
+        actor: str = LIBRARY,
     ) -> EditResult:
         """Replace one exact occurrence of old_str (or every one, with replace_all).
 
@@ -59,7 +64,7 @@ class FileWrites(UseCaseBase):
         """
         arguments = {"old": old_str, "new": new_str, "all": replace_all}
         return self._edit(
-            Edit("edit_file", agent_id, path, expected_version, snippet, request_id, arguments),
+            Edit("edit_file", agent_id, path, expected_version, snippet, request_id, actor, arguments),
             payload_bytes(old_str, new_str),
             lambda text: editing.replace(text, old_str, new_str, replace_all),
         )
@@ -74,10 +79,20 @@ class FileWrites(UseCaseBase):
         *,
         snippet: bool = False,
         request_id: str | None = None,
+        actor: str = LIBRARY,
     ) -> EditResult:
         """Insert text as whole lines after `line` (0: top, -1: end); at 0 or -1 a missing file is created."""
         return self._edit(
-            Edit("insert_lines", agent_id, path, expected_version, snippet, request_id, {"line": line, "text": text}),
+            Edit(
+                "insert_lines",
+                agent_id,
+                path,
+                expected_version,
+                snippet,
+                request_id,
+                actor,
+                {"line": line, "text": text},
+            ),
             payload_bytes(text),
             lambda c: editing.insert(c, line, text),
             create_missing=line in (0, -1),
@@ -91,10 +106,12 @@ class FileWrites(UseCaseBase):
         expected_version: int | None = None,
         *,
         request_id: str | None = None,
+        actor: str = LIBRARY,
     ) -> WriteResult:
         """Make a retained version current again, as a new version."""
         agent_id, path = checked(agent_id, path)
         check_expected(expected_version)
+        check_actor(actor)
         request = Request.of(
             agent_id, request_id, "restore_version", WriteResult, path=path, version=version, expected=expected_version
         )
@@ -107,7 +124,7 @@ class FileWrites(UseCaseBase):
             old = uow.files.get_version(record.id, version)
             if old is None:
                 raise NotFound(f"Version {version} of {path} is not retained. Use list_versions to see which are.")
-            head = self._commit(uow, agent_id, path, old.content, expected_version, saved=old.bytes)
+            head = self._commit(uow, agent_id, path, old.content, expected_version, actor, saved=old.bytes)
             return head.result(path)
 
         return self._transact(work, request=request)
@@ -144,6 +161,7 @@ class FileWrites(UseCaseBase):
         agent_id, path = checked(call.agent_id, call.path)
         expected_version = call.expected_version
         check_expected(expected_version)
+        check_actor(call.actor)
         request = Request.of(
             agent_id, call.request_id, call.operation, EditResult, path=path, expected=expected_version,
             snippet=call.snippet, **call.arguments,
@@ -166,7 +184,9 @@ class FileWrites(UseCaseBase):
             edit = change(content)
             check_content_size(edit.content, self.limits)
             saved = max(0, utf8_len(edit.content) - request_bytes)
-            head = self._commit(uow, agent_id, path, edit.content, version, saved=saved, create=version == 0)
+            head = self._commit(
+                uow, agent_id, path, edit.content, version, call.actor, saved=saved, create=version == 0
+            )
             return call.result(path, head.version, head.bytes, edit)
 
         return self._transact(work, request=request)
@@ -178,12 +198,13 @@ class FileWrites(UseCaseBase):
         path: str,
         content: str,
         expected: int | None,
+        actor: str,
         saved: int = 0,
         *,
         create: bool = False,
     ) -> Committed:
         """Make `content` the file's next version, unless it equals the current one."""
-        head = Version.of(0, content, self._clock())
+        head = Version.of(0, content, self._clock(), actor)
         outcome = uow.files.advance(agent_id, path, head, expected)
         if isinstance(outcome, NotAdvanced) and outcome.reason == "missing" and create:
             record = uow.files.lock_or_create(agent_id, path, head.created_at)  # a new row, or the deleted path's

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from scratchpad_core.errors import InvalidInput, QuotaExceeded
@@ -103,7 +105,7 @@ def test_tail_gives_the_newest_entries_oldest_first(store: Scratchpad) -> None:
         {"tail": 2, "limit": 2},
     ],
 )
-def test_invalid_read_log_options(store: Scratchpad, options: dict[str, int]) -> None:
+def test_invalid_read_log_options(store: Scratchpad, options: dict[str, Any]) -> None:
     fill(store, "l.log", 3)
     with pytest.raises(InvalidInput):
         store.read_log(A, "l.log", **options)

@@ -18,9 +18,9 @@ pytestmark = pytest.mark.anyio
 
 LISTS = {
     "list_files": ("files", "of {path, current_version, bytes, created_at, updated_at}"),
-    "read_log": ("entries", "of {id, entry, created_at}"),
+    "read_log": ("entries", "of {id, entry, created_at, by}"),
     "list_logs": ("logs", "of {path, entries, bytes, last_entry_id, updated_at}"),
-    "list_versions": ("versions", "of {version, bytes, lines, sha256, created_at}"),
+    "list_versions": ("versions", "of {version, bytes, lines, sha256, created_at, by}"),
     "search_files": ("matches", "of {path, line, text}"),
 }
 

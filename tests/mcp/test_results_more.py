@@ -27,7 +27,8 @@ async def test_edit_insert_versions_restore(client: Client) -> None:
     versions = await ok(client, "list_versions", {**A, "path": "e"})
     assert (versions["current_version"], [v["version"] for v in versions["versions"]]) == (3, [1, 2, 3])
     first = versions["versions"][0]
-    assert list(first) == ["version", "bytes", "lines", "sha256", "created_at"]
+    assert list(first) == ["version", "bytes", "lines", "sha256", "created_at", "by"]
+    assert first["by"] == "stdio"  # the in-process server's trusted caller records the transport
     assert (first["bytes"], first["lines"]) == (11, 2)
     assert first["sha256"] == hashlib.sha256(b"alpha\nbeta\n").hexdigest()
     assert_recent_ms(first["created_at"])
