@@ -5,9 +5,10 @@ Run:  uv run python -m bench.web [--backend sqlite|postgres|both] [--runs 25] [-
 For each backend it builds two stores through the importer (one transaction each): the subject agent (the file
 and the log) beside a small rest (10 other agents) and a large one (200 other agents, 20,000 files, 200,000 log
 entries). Each page is fetched through the view's ASGI app in this process (routing, reads through the use
-cases, Pygments, Jinja2 and the security headers; no network), `--runs` times after two warm-ups, and the
-median is reported. Targets: each page under 200 ms p50, and about the same with the large rest as with the
-small one (nothing reads more than the agent and the file or log it shows).
+cases, Pygments, Jinja2 and the security headers; no network), `--runs` times after two warm-ups, the two
+stores taking turns request by request, and the median is reported. Targets: each file and log page under
+200 ms p50, and about the same with the large rest as with the small one (nothing reads more than the agent
+and the file or log it shows).
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from starlette.testclient import TestClient
 from bench.common import code_version, create_database, drop_database, markdown_lines, markdown_table
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import open_backend
+from scratchpad_adapters.sql import migrate
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.importer import import_
+from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.limits import MIB, Limits
 from scratchpad_mcp.web.app import build_web_app
 
@@ -93,33 +96,41 @@ def _line(**record: Any) -> str:
     return json.dumps(record) + "\n"
 
 
-def timed(client: TestClient, url: str, runs: int) -> float:
-    for _ in range(2):
-        assert client.get(url).status_code == 200, url
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        response = client.get(url)
-        times.append((time.perf_counter() - start) * 1000)
-        assert response.status_code == 200, url
-    return statistics.median(times)
-
-
-def measure(url: str, rest: str, runs: int) -> dict[str, float]:
+def load(url: str, rest: str) -> None:
     engine = make_engine(url)
-    from scratchpad_adapters.sql import migrate
-
-    migrate.upgrade(engine)
-    started = time.perf_counter()
-    import_(engine, records(rest), limits=LIMITS)
-    print(f"  loaded the {rest} store in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-    engine.dispose()
-    backend = open_backend(url, limits=LIMITS)
     try:
-        client = TestClient(build_web_app(backend.store, agent_directory(backend)))
-        return {name: timed(client, page, runs) for name, page in PAGES.items()}
+        migrate.upgrade(engine)
+        started = time.perf_counter()
+        import_(engine, records(rest), limits=LIMITS)
+        print(f"  loaded the {rest} store in {time.perf_counter() - started:.1f} s", file=sys.stderr)
     finally:
-        backend.close()
+        engine.dispose()
+
+
+def measure(urls: dict[str, str], runs: int) -> dict[str, dict[str, float]]:
+    """p50 of each page on each store; the stores take turns request by request, so a change in the machine's
+    load falls on both alike."""
+    backends = {rest: open_backend(url, limits=LIMITS) for rest, url in urls.items()}
+    try:
+        clients = {
+            rest: TestClient(build_web_app(viewing_store(b), agent_directory(b))) for rest, b in backends.items()
+        }
+        results: dict[str, dict[str, float]] = {rest: {} for rest in urls}
+        for name, page in PAGES.items():
+            times: dict[str, list[float]] = {rest: [] for rest in urls}
+            for run in range(runs + 2):  # two warm-ups
+                for rest, client in clients.items():
+                    start = time.perf_counter()
+                    response = client.get(page)
+                    assert response.status_code == 200, page
+                    if run >= 2:
+                        times[rest].append((time.perf_counter() - start) * 1000)
+            for rest in urls:
+                results[rest][name] = statistics.median(times[rest])
+        return results
+    finally:
+        for backend in backends.values():
+            backend.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,16 +147,20 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[tuple[str, str], dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as folder:
         for backend in backends:
-            for rest in RESTS:
-                print(f"{backend}, {rest} rest:", file=sys.stderr)
-                if backend == "sqlite":
-                    results[backend, rest] = measure(f"sqlite:///{Path(folder) / f'{rest}.db'}", rest, args.runs)
-                    continue
-                url = create_database(args.postgres_url, "scratchpad_bench_web")
-                try:
-                    results[backend, rest] = measure(url, rest, args.runs)
-                finally:
-                    drop_database(args.postgres_url, url)
+            print(f"{backend}:", file=sys.stderr)
+            if backend == "sqlite":
+                urls = {rest: f"sqlite:///{Path(folder) / f'{rest}.db'}" for rest in RESTS}
+            else:
+                urls = {rest: create_database(args.postgres_url, "scratchpad_bench_web") for rest in RESTS}
+            try:
+                for rest, url in urls.items():
+                    load(url, rest)
+                for rest, pages in measure(urls, args.runs).items():
+                    results[backend, rest] = pages
+            finally:
+                if backend == "postgres":
+                    for url in urls.values():
+                        drop_database(args.postgres_url, url)
     rows = []
     worst = 0.0
     for backend in backends:

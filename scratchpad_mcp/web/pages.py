@@ -148,7 +148,8 @@ class Pages:
             result = None
             if query:
                 result = self._store.search_files(agent_id, query, max_results=200, regex=regex)
-            return {"agent": agent_id, "query": query, "regex": regex, "result": result}
+            return {"agent": agent_id, "query": query, "regex": regex, "result": result,
+                    "page_lines": reading.FILE_PAGE_LINES}  # fmt: skip
 
         return await self.page(request, "search.html", build)
 
