@@ -53,7 +53,7 @@ async def stdio_streams(max_line_bytes: int) -> AsyncIterator[Streams]:
         stdio_pipes.claimed(0, null.fileno()) as stdin_fd,
         stdio_pipes.claimed(1, 2) as stdout_fd,
     ):
-        out = await stdio_pipes.sink(stdout_fd)
+        out = stdio_pipes.Guarded(await stdio_pipes.sink(stdout_fd))
         try:
             async with streams(await stdio_pipes.source(stdin_fd), out, max_line_bytes) as pair:
                 yield pair
@@ -74,8 +74,11 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
                 checked = received(line, max_line_bytes)
                 if isinstance(checked, list):
                     await answer(out, checked)
-                else:
+                    continue
+                try:
                     await read_writer.send(SessionMessage(checked))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return  # the session has ended
 
     async def writer() -> None:
         async with write_reader:

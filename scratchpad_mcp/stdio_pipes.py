@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import logging
 import os
 import stat
 from collections.abc import AsyncIterator, Iterator
@@ -18,6 +19,7 @@ import anyio
 from .wire import LEADING_BYTES as PREFIX
 
 CHUNK = 1 << 20
+log = logging.getLogger("scratchpad.stdio")
 
 
 class Source(Protocol):
@@ -105,6 +107,28 @@ class BlockingSink:
 
     async def aclose(self) -> None:
         pass
+
+
+class Guarded:
+    """A sink whose client may be gone: the first failed write is logged, later ones are dropped, so that the
+    session keeps draining its messages and ends at the end of stdin instead of dying on a broken pipe."""
+
+    def __init__(self, sink: Sink) -> None:
+        self._sink = sink
+        self.broken = False
+
+    async def write(self, data: bytes) -> None:
+        if self.broken:
+            return
+        try:
+            await self._sink.write(data)
+        except OSError as error:  # BrokenPipeError, ConnectionResetError
+            self.broken = True
+            log.warning("stdout is closed (%s); replies are dropped until stdin ends", type(error).__name__)
+
+    async def aclose(self) -> None:
+        with contextlib.suppress(OSError):
+            await self._sink.aclose()
 
 
 async def source(fd: int) -> Source:

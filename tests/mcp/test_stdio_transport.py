@@ -120,3 +120,21 @@ def test_stdin_from_dev_null_ends_cleanly() -> None:
     done = run_tiny(subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     assert done.stdout == b""
+
+
+def test_a_client_that_closes_stdout_first() -> None:
+    """Replies to a closed stdout are dropped with one log line; the server ends cleanly at the end of stdin."""
+    process = subprocess.Popen(
+        [TINY.command, *TINY.args], cwd=ROOT, env=TINY.env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdout.close()
+    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "0"}}
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}]
+    lines += [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(2, 50)]
+    process.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
+    _, stderr = process.communicate(timeout=START_TIMEOUT)
+    assert process.returncode == 0, stderr.decode()[-2000:]
+    assert b"stdout is closed (BrokenPipeError); replies are dropped until stdin ends" in stderr
+    assert b"Traceback" not in stderr
