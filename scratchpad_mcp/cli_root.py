@@ -36,11 +36,29 @@ class Group(click.Group):
     group_class = type
 
 
+class Root(Group):
+    """The root group, whose help lists its commands by section (a command's `section` attribute)."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        names = self.list_commands(ctx)
+        width = formatter.width - 6 - max(map(len, names), default=0)
+        sections: dict[str, list[tuple[str, str]]] = {"Commands": []}
+        for name in names:
+            command = self.get_command(ctx, name)
+            if command is not None and not command.hidden:
+                section = sections.setdefault(getattr(command, "section", "Commands"), [])
+                section.append((name, command.get_short_help_str(width)))
+        for title, rows in sections.items():
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
 pass_invocation = click.make_pass_decorator(Invocation)
 HELP = {"help_option_names": ["-h", "--help"], "max_content_width": 110}
 
 
-@click.group(cls=Group, invoke_without_command=True, context_settings=HELP)
+@click.group(cls=Root, invoke_without_command=True, context_settings=HELP)
 @click.version_option(package_version(), "--version", prog_name="scratchpad-mcp", message="%(prog)s %(version)s")
 @click.option(
     "--database", metavar="URL", help="SQLAlchemy URL; overrides SCRATCHPAD_DATABASE_URL and SCRATCHPAD_DB_PATH."
@@ -66,7 +84,7 @@ def serve(invocation: Invocation) -> int:
     return invocation.serve()
 
 
-def command_line() -> Group:
+def command_line() -> Root:
     """The root group with every command attached (once)."""
     if len(root.commands) == 1:
         from . import admin, inspect_cli, keys_cli

@@ -22,9 +22,10 @@ from .inspect_output import emit_json, fullest, more, plain, print_diff, quota_u
 from .inspect_store import Inspection, inspecting
 
 F = TypeVar("F", bound=Callable[..., Any])
+SECTION = "Inspection commands (read-only)"
 
 agent_option = click.option("--agent", "-a", "agent_id", required=True, metavar="AGENT", help="The agent to look at.")
-json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON for a script instead of a table.")
+json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON (for a script).")
 path_argument = click.argument("path")
 prefix_option = click.option("--prefix", metavar="PREFIX", help="Only paths that start with PREFIX.")
 
@@ -35,7 +36,7 @@ def paged(what: str) -> Callable[[F], F]:
             "--cursor", metavar="CURSOR", help=f"Continue a listing of {what} where the last page's next_cursor says."
         )(command)
         return click.option(
-            "--limit", type=click.IntRange(1, MAX_LIST_LIMIT), default=100, show_default=True,
+            "--limit", metavar="N", type=click.IntRange(1, MAX_LIST_LIMIT), default=100, show_default=True,
             help=f"{what.capitalize()} on one page.",
         )(command)  # fmt: skip
 
@@ -53,7 +54,9 @@ def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Comma
 
         run.__doc__ = function.__doc__
         run.__click_params__ = function.__click_params__  # type: ignore[attr-defined]  # the options given to it
-        return click.command(name, cls=Command)(pass_invocation(run))
+        command = click.command(name, cls=Command)(pass_invocation(run))
+        command.section = SECTION  # type: ignore[attr-defined]  # where the root's help lists it
+        return command
 
     return decorate
 
@@ -62,7 +65,10 @@ def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Comma
 @json_option
 @paged("agents")
 def agents(inspection: Inspection, as_json: bool, limit: int, cursor: str | None) -> None:
-    """The agents in the store: files, logs, bytes, quota use, last change."""
+    """List the agents, with what they store and their quota use.
+
+    Per agent: files, logs, log entries, bytes, the fullest quota, and the time of its last change.
+    """
     page = list(inspection.agents.agents(cursor, limit + 1))
     next_cursor = page[limit - 1].agent_id if len(page) > limit else None
     page = page[:limit]
@@ -96,7 +102,7 @@ def agents(inspection: Inspection, as_json: bool, limit: int, cursor: str | None
 def files(
     inspection: Inspection, agent_id: str, prefix: str | None, as_json: bool, limit: int, cursor: str | None
 ) -> None:
-    """An agent's files: path, version, size, last change."""
+    """List an agent's files: path, version, size, last change."""
     listing = inspection.store.list_files(inspection.agent(agent_id), prefix, limit=limit, cursor=cursor)
     if as_json:
         emit_json({"files": listing.files, "next_cursor": listing.next_cursor})
@@ -109,11 +115,13 @@ def files(
 @inspection_command("cat")
 @agent_option
 @path_argument
-@click.option("--version", type=click.IntRange(min=1), help="A retained version instead of the current one.")
+@click.option(
+    "--version", metavar="N", type=click.IntRange(min=1), help="A retained version instead of the current one."
+)
 @click.option("--lines", "span", metavar="FIRST:LAST", help="Only these lines (from 1; either end may be left out).")
 @json_option
 def cat(inspection: Inspection, agent_id: str, path: str, version: int | None, span: str | None, as_json: bool) -> None:
-    """Print a file (or some of its lines, or an older version)."""
+    """Print a file, some of its lines, or an older version."""
     first, last = _lines(span)
     count = None if last is None else last - first + 1
     read = inspection.store.read_file(
@@ -130,7 +138,10 @@ def cat(inspection: Inspection, agent_id: str, path: str, version: int | None, s
 @path_argument
 @json_option
 def versions(inspection: Inspection, agent_id: str, path: str, as_json: bool) -> None:
-    """A file's retained versions: size, lines, when, and who where recorded."""
+    """List a file's retained versions.
+
+    Per version: its size, lines, when it was made and, where the store records it, by whom.
+    """
     listing = inspection.store.list_versions(inspection.agent(agent_id), path)
     if as_json:
         emit_json(listing)
@@ -149,9 +160,9 @@ def versions(inspection: Inspection, agent_id: str, path: str, as_json: bool) ->
 @click.argument("new", metavar="[TO]]", type=click.IntRange(min=1), required=False)
 @json_option
 def diff(inspection: Inspection, agent_id: str, path: str, old: int | None, new: int | None, as_json: bool) -> None:
-    """The changes between two versions of a file, as a unified diff.
+    """Show the changes between two versions of a file.
 
-    TO is the current version unless given, FROM the one before TO.
+    A unified diff, coloured on a terminal. TO is the current version unless given, FROM the one before TO.
     """
     store, agent_id = inspection.store, inspection.agent(agent_id)
     current = store.list_versions(agent_id, path).current_version
@@ -176,7 +187,7 @@ def diff(inspection: Inspection, agent_id: str, path: str, old: int | None, new:
 def logs(
     inspection: Inspection, agent_id: str, prefix: str | None, as_json: bool, limit: int, cursor: str | None
 ) -> None:
-    """An agent's logs: path, entries, size, last entry, last change."""
+    """List an agent's logs: entries, size, last change."""
     found = inspection.store.list_logs(inspection.agent(agent_id), prefix).logs
     after = [log for log in found if cursor is None or log.path > cursor]
     page = after[:limit]
@@ -192,18 +203,26 @@ def logs(
 @inspection_command("log")
 @agent_option
 @path_argument
-@click.option("--since", type=click.IntRange(min=0), help="Only entries after this entry id (a last_entry_id).")
-@click.option("--tail", type=click.IntRange(1, LOG_PAGE_SIZE), help="Only the newest N entries.")
+@click.option(
+    "--since", metavar="ID", type=click.IntRange(min=0), help="Only entries after this entry id (a last_entry_id)."
+)
+@click.option("--tail", metavar="N", type=click.IntRange(1, LOG_PAGE_SIZE), help="Only the newest N entries.")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new entries as they come, until interrupted.")
 @click.option(
-    "--interval", type=click.FloatRange(min=0.05), default=1.0, show_default=True, help="Seconds between polls."
+    "--interval",
+    metavar="SECONDS",
+    type=click.FloatRange(min=0.05),
+    default=1.0,
+    show_default=True,
+    help="Seconds between polls.",
 )
 @json_option
 def log(inspection: Inspection, agent_id: str, path: str, since: int | None, tail: int | None, follow: bool,
         interval: float, as_json: bool) -> None:  # fmt: skip
-    """A log's entries, oldest first, page by page (with --json, one JSON line each).
+    """Print a log's entries, oldest first.
 
-    Continue where a reading stopped with --since and the last entry id printed.
+    With --json, one JSON line per entry. Continue where a reading stopped with --since and the last entry
+    id printed; --follow keeps polling for new entries until interrupted (Ctrl-C).
     """
     if since is not None and tail is not None:
         raise click.UsageError(
@@ -240,11 +259,17 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
 @click.argument("query")
 @click.option("--regex", is_flag=True, help="QUERY is a regular expression, not literal text.")
 @prefix_option
-@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="Matches to show at most.")
+@click.option(
+    "--limit", metavar="N", type=click.IntRange(min=1), default=100, show_default=True, help="Matches to show at most."
+)
 @json_option
 def search(inspection: Inspection, agent_id: str, query: str, regex: bool, prefix: str | None, limit: int,
            as_json: bool) -> None:  # fmt: skip
-    """Lines of an agent's current files that match QUERY (case-insensitive)."""
+    """Find the lines of an agent's files that match QUERY.
+
+    QUERY is literal text (or a regular expression with --regex), matched case-insensitively against the
+    current version of each file, in path order.
+    """
     found = inspection.store.search_files(inspection.agent(agent_id), query, prefix, max_results=limit, regex=regex)
     if as_json:
         emit_json(found)
@@ -260,7 +285,7 @@ def search(inspection: Inspection, agent_id: str, query: str, regex: bool, prefi
 @agent_option
 @json_option
 def stats(inspection: Inspection, agent_id: str, as_json: bool) -> None:
-    """An agent's counters, quotas and last change."""
+    """Show an agent's counters, quotas and last change."""
     agent_id = inspection.agent(agent_id)
     usage = inspection.store.get_usage_stats(agent_id)
     last = inspection.activity.last_changes([agent_id]).get(agent_id)
