@@ -4,6 +4,7 @@ connection cut before the answer arrived."""
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 
+from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.faults.tcp_proxy import TcpProxy
 from tests.mcp.helpers import START_TIMEOUT, console_script, ok, refused, server_env
 from tests.servers import Server, running
@@ -35,8 +37,6 @@ async def test_every_writing_tool_takes_a_request_id_with_one_description(client
 
 
 def json_text(value: Any) -> str:
-    import json
-
     return json.dumps(value, separators=(",", ":"))
 
 
@@ -104,11 +104,17 @@ class ReplyDroppingProxy(TcpProxy):
         return None
 
 
-@pytest.fixture
-def http_server(tmp_path: Path) -> Iterator[Server]:
-    env = {"SCRATCHPAD_AUTH": "none", "SCRATCHPAD_DB_PATH": str(tmp_path / "http.db")}
-    with running(tmp_path, {"http": env}) as servers:
-        yield servers["http"]
+@pytest.fixture(params=["sqlite", "postgres"])
+def http_server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Server]:
+    """An HTTP server process (SCRATCHPAD_AUTH=none) on a SQLite file, or on a Postgres database of its own."""
+    postgres = create_postgres_database("scratchpad_retries") if request.param == "postgres" else None
+    database = postgres or f"sqlite:///{tmp_path / 'http.db'}"
+    try:
+        with running(tmp_path, {"http": {"SCRATCHPAD_AUTH": "none", "SCRATCHPAD_DATABASE_URL": database}}) as servers:
+            yield servers["http"]
+    finally:
+        if postgres is not None:
+            drop_postgres_database(postgres)
 
 
 def post(url: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
