@@ -27,8 +27,9 @@ if __package__ in (None, ""):  # run as a file: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.common import ServerProcess, free_port, server_command
-from bench.fuzz_cases import call_message, calls, raw_messages
+from bench.fuzz_cases import call_message, calls
 from bench.fuzz_checks import Commits, assert_call_answer, assert_http_answer
+from bench.fuzz_raw import raw_messages
 from bench.fuzz_stdio import RawStdio, call_lines, envelopes, handshake
 
 MAX_FILE_BYTES = 64 * 1024

@@ -7,7 +7,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from bench.fuzz_cases import Call, Raw
+from bench.fuzz_cases import Call
+from bench.fuzz_raw import Raw
 
 # Internals that must never reach a client: tracebacks, source or file-system paths, SQL, drivers, pydantic.
 LEAK = re.compile(

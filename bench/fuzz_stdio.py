@@ -10,8 +10,9 @@ import threading
 from collections import Counter
 from typing import IO, Any
 
-from bench.fuzz_cases import call_message, calls, compact, raw_messages
+from bench.fuzz_cases import call_message, calls, compact
 from bench.fuzz_checks import Commits, assert_answer, assert_call_answer
+from bench.fuzz_raw import raw_messages
 
 
 class RawStdio:

@@ -25,7 +25,8 @@ from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
 from . import stdio_pipes, wire
-from .stdio_pipes import Oversized, Sink
+from .stdio_lines import Oversized, lines
+from .stdio_pipes import Sink
 
 log = logging.getLogger("scratchpad.stdio")
 
@@ -70,7 +71,7 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
 
     async def reader() -> None:
         async with read_writer:
-            async for line in stdio_pipes.lines(source, max_line_bytes):
+            async for line in lines(source, max_line_bytes):
                 checked = received(line, max_line_bytes)
                 if isinstance(checked, list):
                     await answer(out, checked)

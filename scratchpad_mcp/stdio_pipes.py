@@ -1,6 +1,6 @@
 """The process's stdin and stdout as byte sources and sinks on the event loop: pipes and sockets through the loop's
 own transports (no worker thread per line), anything else (a file, a TTY, /dev/null) through plain reads in a worker
-thread and plain writes; and the lines of a source, split on "\\n" only and bounded in length."""
+thread and plain writes."""
 
 from __future__ import annotations
 
@@ -10,13 +10,10 @@ import fcntl
 import logging
 import os
 import stat
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from typing import Protocol
 
 import anyio
-
-from .wire import LEADING_BYTES as PREFIX
 
 CHUNK = 1 << 20
 log = logging.getLogger("scratchpad.stdio")
@@ -163,46 +160,3 @@ def claimed(fd: int, stand_in: int) -> Iterator[int]:
         with contextlib.suppress(OSError):
             os.set_blocking(fd, True)
         os.close(private)
-
-
-@dataclass
-class Oversized:
-    """A line longer than the bound: its first bytes, and how long it was."""
-
-    prefix: bytes
-    size: int
-
-
-async def lines(read: Source, bound: int) -> AsyncIterator[bytes | Oversized]:
-    """The lines of `read`, split on b"\\n" only (a CR is JSON whitespace, never a line break), without the
-    newline; a line over `bound` bytes comes as Oversized, read through without being kept."""
-    pending = bytearray()
-    skipped: Oversized | None = None
-    while chunk := await read.read():
-        start = 0
-        while True:
-            end = chunk.find(b"\n", start)
-            piece = chunk[start:] if end < 0 else chunk[start:end]
-            if skipped is not None:
-                skipped.size += len(piece)
-            elif len(pending) + len(piece) > bound:
-                skipped = Oversized(bytes(pending[:PREFIX]) + piece[: max(0, PREFIX - len(pending))], 0)
-                skipped.size = len(pending) + len(piece)
-                pending.clear()
-            elif end >= 0 and not pending:
-                yield piece
-            else:
-                pending += piece
-                if end >= 0:
-                    yield bytes(pending)
-                    pending.clear()
-            if end < 0:
-                break
-            if skipped is not None:
-                yield skipped
-                skipped = None
-            start = end + 1
-    if skipped is not None:
-        yield skipped
-    elif pending:
-        yield bytes(pending)
