@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from scratchpad_adapters.factory import SqlBackend
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_adapters.sql import migrate, sqlite_files
+from scratchpad_adapters.sql import integrity, migrate, sqlite_files
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import check_first_line, import_
 from scratchpad_adapters.sql.urls import safe_url
@@ -28,7 +28,7 @@ from .settings import Settings
 
 @click.group(cls=Group)
 def db() -> None:
-    """Database migrations: upgrade, current, downgrade."""
+    """Database migrations (upgrade, current, downgrade) and the integrity check."""
 
 
 @db.command()
@@ -64,6 +64,26 @@ def downgrade(invocation: Invocation, revision: str) -> int:
     with opened_engine(settings) as engine:
         migrate.downgrade(engine, revision)
         return _show_revision(engine)
+
+
+@db.command("check")
+@click.option("--agent", metavar="AGENT", help="Check only this agent's rows (and rows that belong to no agent).")
+@pass_invocation
+def check_command(invocation: Invocation, agent: str | None) -> int:
+    """Verify every invariant in one read-only snapshot; exit 1 with a report naming each violation."""
+    settings = invocation.begin()
+    require_existing(settings.database_url)
+    with opened_engine(settings) as engine:
+        current, head = migrate.current_revision(engine), migrate.head_revision()
+        if current != head:
+            raise InvalidInput(
+                f"{safe_url(settings.database_url)} is at revision {current or 'empty (no schema)'}, and `db check` "
+                f"reads the schema at head {head}: check the database URL, or run `db upgrade` first."
+            )
+        report = integrity.check(engine, settings.limits, agent)
+    for line in report.lines():
+        print(line)
+    return 0 if report.ok else 1
 
 
 @click.command("export", cls=Command)

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, func, select, union
 
+from scratchpad_core.errors import NotFound
 from scratchpad_core.limits import Limits
 
 from . import integrity_counts as counts
@@ -24,6 +25,8 @@ from .integrity_rules import Violation
 from .tables import agents, file_versions, files, log_entries, logs, summaries
 
 EXAMPLES = 20  # violations of one rule shown in the report; the others are counted
+PLURALS = {"agent": "agents", "file row": "file rows", "version": "versions", "summary": "summaries",
+           "log row": "log rows", "entry": "entries"}  # fmt: skip
 
 __all__ = ["EXAMPLES", "Report", "Violation", "check"]
 
@@ -33,7 +36,7 @@ class Report:
     """What a check found: a sample of each rule's violations, how many there were, and what was read."""
 
     agent: str | None
-    checked: dict[str, int] = field(default_factory=dict)
+    checked: dict[str, int] = field(default_factory=dict)  # rows read, by kind (singular)
     examples: list[Violation] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
 
@@ -52,7 +55,7 @@ class Report:
 
     def summary(self) -> str:
         scope = f"agent {self.agent!r}" if self.agent is not None else "every agent"
-        read = ", ".join(f"{count:,} {name}" for name, count in self.checked.items())
+        read = ", ".join(f"{count:,} {name if count == 1 else PLURALS[name]}" for name, count in self.checked.items())
         if self.ok:
             return f"OK: {scope}: {read}; every invariant holds."
         total = sum(self.counts.values())
@@ -73,10 +76,13 @@ class Report:
 
 
 def check(engine: Engine, limits: Limits, agent: str | None = None) -> Report:
-    """Check the store (or one agent's part of it, plus rows that belong to no agent) against its limits."""
+    """Check the store (or one agent's part of it, plus rows that belong to no agent) against its limits.
+    An agent with no rows at all is refused (NotFound): a typo would otherwise pass."""
     report = Report(agent)
     with engine.connect() as connection, snapshot(connection).begin():
         report.checked = _sizes(connection, agent)
+        if agent is not None and not report.checked["agent"]:
+            raise NotFound(f"Agent {agent!r} has no data in this database; nothing was checked. Check the agent id.")
         for violation in _all(connection, agent, limits):
             report.add(violation)
     return report
@@ -103,10 +109,10 @@ def _sizes(connection: Connection, agent: str | None) -> dict[str, int]:
 
     union_ids = union(select(agents.c.agent_id), select(f.agent_id), select(g.agent_id)).subquery()
     return {
-        "agents": count(union_ids, union_ids.c.agent_id),
-        "file rows": count(files, f.agent_id),
-        "versions": count(file_versions.join(files, file_versions.c.file_id == f.id), f.agent_id),
-        "summaries": count(summaries.join(files, summaries.c.file_id == f.id), f.agent_id),
-        "log rows": count(logs, g.agent_id),
-        "entries": count(log_entries.join(logs, log_entries.c.log_id == g.id), g.agent_id),
+        "agent": count(union_ids, union_ids.c.agent_id),
+        "file row": count(files, f.agent_id),
+        "version": count(file_versions.join(files, file_versions.c.file_id == f.id), f.agent_id),
+        "summary": count(summaries.join(files, summaries.c.file_id == f.id), f.agent_id),
+        "log row": count(logs, g.agent_id),
+        "entry": count(log_entries.join(logs, log_entries.c.log_id == g.id), g.agent_id),
     }

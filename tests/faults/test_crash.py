@@ -23,6 +23,7 @@ from sqlalchemy import Engine
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.integrity import check
 from scratchpad_core.limits import Limits
+from tests.faults.commands import db_check
 from tests.faults.crash_servers import Session, session, settled
 from tests.faults.crash_workload import Worker, stored_states
 
@@ -60,6 +61,8 @@ async def test_killed_servers_lose_no_acknowledged_call_and_leave_nothing_half_d
     finally:
         engine.dispose()
     assert sum(w.acknowledged for w in workers) >= sum(calls for calls, _ in moments), "each kill came after its calls"
+    done = db_check(empty_url, LIMITS)  # the command, as a user runs it after the last restart
+    assert done.returncode == 0 and done.stdout.startswith("OK: every agent: 1 agent, "), done.stdout + done.stderr
     # the kills landed both before a call committed and after, before its reply
     assert all(sum(w.in_flight[outcome] for w in workers) > 0 for outcome in ("happened", "did not happen"))
 

@@ -9,6 +9,7 @@ say nothing about the other agent when scoped to it, and change no row.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import Connection, Engine, create_engine, event, text
@@ -20,17 +21,19 @@ from scratchpad_adapters.sql.integrity import EXAMPLES, Report, check
 from scratchpad_core.bounds import SUMMARY_THRESHOLD_CHARS
 from scratchpad_core.limits import Limits
 from tests.conftest import SQL_ONLY, FakeSummarizer
+from tests.faults.commands import db_check
 from tests.recount import SqlRecounter
 
 LIMITS = Limits(max_versions=3, remembered_deletions=2)
 LONG = "a line of a long file\n" * (SUMMARY_THRESHOLD_CHARS // 20)
 
-pytestmark = SQL_ONLY
-
 _FILE = "(SELECT id FROM files WHERE agent_id = 'alice' AND path = '{}')"
 _LOG = "(SELECT id FROM logs WHERE agent_id = 'alice' AND path = '{}')"
 A, BIG, GONE, FILE_TOMB2 = _FILE.format("a.md"), _FILE.format("big.md"), _FILE.format("gone.md"), _FILE.format("x.md")
 NOTES, OLD = _LOG.format("notes"), _LOG.format("old")
+NEW_VERSION = "INSERT INTO file_versions (file_id, version, content, bytes, lines, sha256, created_at) VALUES"
+NEW_ENTRY = "INSERT INTO log_entries (log_id, entry_id, entry, bytes, created_at) VALUES"
+NEW_SUMMARY = "INSERT INTO summaries (file_id, version, summary, model, created_at) VALUES"
 
 # rule broken -> (the statements that break it, every rule the check must then report)
 INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
@@ -46,7 +49,7 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
         {"version-gap"},
     ),
     "too-many-versions": (
-        [f"INSERT INTO file_versions VALUES ({A}, 2, 'v1' || char(10), 3, 1, 'x', 0)",
+        [f"{NEW_VERSION} ({A}, 2, 'v1' || char(10), 3, 1, 'x', 0)",
          "UPDATE agents SET bytes = bytes + 3 WHERE agent_id = 'alice'"],
         {"too-many-versions"},
     ),
@@ -54,7 +57,7 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
     "version-size": ([f"UPDATE file_versions SET content = 'v4!!' WHERE file_id = {A} AND version = 5"],
                      {"version-size"}),
     "tombstone-versions": (
-        [f"INSERT INTO file_versions VALUES ({GONE}, 2, 'old', 3, 1, 'x', 0)",
+        [f"{NEW_VERSION} ({GONE}, 2, 'old', 3, 1, 'x', 0)",
          "UPDATE agents SET bytes = bytes + 3 WHERE agent_id = 'alice'"],
         {"tombstone-versions"},
     ),
@@ -67,7 +70,7 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
     "entry-size": ([f"UPDATE log_entries SET entry = 'twelve bytes' WHERE log_id = {NOTES} AND entry_id = 2"],
                    {"entry-size"}),
     "tombstone-entries": (
-        [f"INSERT INTO log_entries VALUES ({OLD}, 2, 'late', 4, 0)",
+        [f"{NEW_ENTRY} ({OLD}, 2, 'late', 4, 0)",
          "UPDATE agents SET bytes = bytes + 4, log_entries = log_entries + 1 WHERE agent_id = 'alice'"],
         {"tombstone-entries"},
     ),
@@ -88,9 +91,9 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
          "VALUES ('alice', 'older', 3, 0, 0, 0, 0)"],
         {"remembered-logs"},
     ),
-    "orphan-versions": (["INSERT INTO file_versions VALUES (9999, 1, 'x', 1, 1, 'x', 0)"], {"orphan-versions"}),
-    "orphan-summaries": (["INSERT INTO summaries VALUES (9999, 1, 's', 'm', 0)"], {"orphan-summaries"}),
-    "orphan-entries": (["INSERT INTO log_entries VALUES (9999, 1, 'x', 1, 0)"], {"orphan-entries"}),
+    "orphan-versions": ([f"{NEW_VERSION} (9999, 1, 'x', 1, 1, 'x', 0)"], {"orphan-versions"}),
+    "orphan-summaries": ([f"{NEW_SUMMARY} (9999, 1, 's', 'm', 0)"], {"orphan-summaries"}),
+    "orphan-entries": ([f"{NEW_ENTRY} (9999, 1, 'x', 1, 0)"], {"orphan-entries"}),
 }  # fmt: skip
 
 
@@ -152,14 +155,16 @@ def run_check(url: str, agent: str | None = None) -> Report:
         engine.dispose()
 
 
+@SQL_ONLY
 def test_a_store_used_through_the_library_passes(filled: str) -> None:
     report = run_check(filled)
     assert report.ok, list(report.lines())
-    assert report.checked == {"agents": 2, "file rows": 5, "versions": 5, "summaries": 1, "log rows": 4, "entries": 4}
+    assert report.checked == {"agent": 2, "file row": 5, "version": 5, "summary": 1, "log row": 4, "entry": 4}
     assert list(report.lines()) == [report.summary()]
-    assert report.summary().startswith("OK: every agent: 2 agents, 5 file rows, 5 versions, 1 summaries")
+    assert report.summary().startswith("OK: every agent: 2 agents, 5 file rows, 5 versions, 1 summary")
 
 
+@SQL_ONLY
 @pytest.mark.parametrize("case", list(INJECTIONS))
 def test_each_broken_invariant_is_named(filled: str, case: str) -> None:
     statements, expected = INJECTIONS[case]
@@ -186,6 +191,7 @@ def test_each_broken_invariant_is_named(filled: str, case: str) -> None:
     recounter.close()
 
 
+@SQL_ONLY
 def test_a_report_shows_a_bounded_sample_and_counts_the_rest(filled: str) -> None:
     extra = EXAMPLES + 15
     inject(filled, [
@@ -201,6 +207,7 @@ def test_a_report_shows_a_bounded_sample_and_counts_the_rest(filled: str) -> Non
     assert lines[-1].startswith(f"FAILED: agent 'carol': {extra} violations of 1 rule (file-state)")
 
 
+@SQL_ONLY
 def test_summaries_of_pruned_versions_do_not_outlive_them(filled: str) -> None:
     """A summary cached for a version that later writes prune goes with it (found by this check)."""
     store = open_store(filled, limits=LIMITS, summarizer=FakeSummarizer())
@@ -210,3 +217,39 @@ def test_summaries_of_pruned_versions_do_not_outlive_them(filled: str) -> None:
     store.close()
     report = run_check(filled)
     assert report.ok, list(report.lines())
+
+
+@SQL_ONLY
+def test_the_command_reports_ok_in_one_line_and_each_violation_with_a_non_zero_exit(filled: str) -> None:
+    clean = db_check(filled, LIMITS)
+    assert (clean.returncode, clean.stdout.splitlines()) == (0, [run_check(filled).summary()]), clean.stderr
+    assert clean.stdout.startswith("OK: every agent: 2 agents, 5 file rows, 5 versions, 1 summary, 4 log rows")
+
+    statements, _ = INJECTIONS["version-gap"]
+    inject(filled, statements + INJECTIONS["counter-logs"][0])
+    broken = db_check(filled, LIMITS)
+    assert broken.returncode == 1, broken.stderr
+    lines = broken.stdout.splitlines()
+    assert lines[0] == "version-gap: agent 'alice', a.md: versions 3..5 retained as 2 rows: 1 missing"
+    assert lines[1] == "counter-logs: agent 'alice', counters: the agent's logs counter is 0, a recount gives 1"
+    assert lines[2].startswith("FAILED: every agent: 2 violations of 2 rules (counter-logs, version-gap) in ")
+    assert len(lines) == 3
+
+    scoped = db_check(filled, LIMITS, "--agent", "bob")
+    assert scoped.returncode == 0 and scoped.stdout.startswith("OK: agent 'bob': 1 agent, 1 file row, 1 version")
+    unknown = db_check(filled, LIMITS, "--agent", "nobody")
+    assert unknown.returncode == 1 and unknown.stdout == ""
+    assert "Agent 'nobody' has no data in this database; nothing was checked. Check the agent id." in unknown.stderr
+
+
+def test_the_command_refuses_what_it_cannot_check(tmp_path: Path) -> None:
+    memory = db_check("memory://store", LIMITS)
+    assert memory.returncode == 1 and "is a store in one process's memory" in memory.stderr
+    missing = db_check(f"sqlite:///{tmp_path / 'typo.db'}", LIMITS)
+    assert missing.returncode == 1 and "There is no database file at" in missing.stderr
+    assert not (tmp_path / "typo.db").exists()
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    unmigrated = db_check(f"sqlite:///{empty}", LIMITS)
+    assert unmigrated.returncode == 1
+    assert "is at revision empty (no schema), and `db check` reads the schema at head" in unmigrated.stderr
