@@ -4,8 +4,11 @@ server while a request runs, stray prints kept off the wire, stdin that is a fil
 from __future__ import annotations
 
 import json
+import os
+import pty
 import subprocess
 import sys
+import tty
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +23,7 @@ pytestmark = pytest.mark.anyio
 
 ROOT = Path(__file__).resolve().parents[2]
 BOUND = 4096
+INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
 TINY = StdioServerParameters(
     command=sys.executable, args=["-m", "tests.mcp.transport_server", str(BOUND)], cwd=str(ROOT), env=server_env()
 )
@@ -83,8 +87,7 @@ def run_tiny(stdin: Any, stdout: Any = subprocess.PIPE) -> subprocess.CompletedP
 def test_stdin_from_a_file_and_the_line_bound(tmp_path: Path) -> None:
     """A regular file as stdin (read in a worker thread, not through the loop's pipes); stdout a pipe. A line of
     exactly BOUND bytes is read; one byte more is refused with its id; CR is JSON whitespace."""
-    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "f", "version": "0"}}
-    first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}
+    first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}
     call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "shout", "arguments": {"text": ""}}}
     fitted = json.dumps(call).encode()
     padding = BOUND - len(fitted)
@@ -130,11 +133,32 @@ def test_a_client_that_closes_stdout_first() -> None:
     )  # fmt: skip
     assert process.stdin is not None and process.stdout is not None
     process.stdout.close()
-    initialize = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "version": "0"}}
-    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize}]
+    lines = [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}]
     lines += [{"jsonrpc": "2.0", "id": n, "method": "ping"} for n in range(2, 50)]
     process.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
     _, stderr = process.communicate(timeout=START_TIMEOUT)
     assert process.returncode == 0, stderr.decode()[-2000:]
     assert b"stdout is closed (BrokenPipeError); replies are dropped until stdin ends" in stderr
     assert b"Traceback" not in stderr
+
+
+def test_stdin_a_terminal() -> None:
+    """A TTY on stdin (the loop cannot poll it as a pipe; read in a worker thread), in raw mode as a client would."""
+    controller, terminal = pty.openpty()
+    tty.setraw(terminal)
+    process = subprocess.Popen(
+        [TINY.command, *TINY.args], cwd=ROOT, env=TINY.env, stdin=terminal,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}
+        os.write(controller, json.dumps(first).encode() + b"\n")
+        os.write(controller, b'{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+        assert process.stdout is not None
+        replies = [json.loads(process.stdout.readline()) for _ in range(2)]
+        assert [reply["id"] for reply in replies] == [1, 2] and replies[1]["result"] == {}
+    finally:
+        process.kill()
+        process.communicate(timeout=START_TIMEOUT)
+        os.close(controller)
+        os.close(terminal)
