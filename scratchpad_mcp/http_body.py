@@ -9,10 +9,11 @@ import logging
 from typing import Any
 
 import anyio
+import mcp_types
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import wire
+from . import wire, wire_params
 
 log = logging.getLogger("scratchpad.http")
 
@@ -74,6 +75,8 @@ class CheckedBody:
         if isinstance(checked, list):
             await refuse(scope, receive, send, 400, checked)
             return
+        if isinstance(checked, mcp_types.JSONRPCRequest):
+            send = explaining(send, checked)
         await self.app(scope, replay(bytes(body), receive), send)
 
     async def too_large(self, scope: Scope, receive: Receive, send: Send, prefix: bytes) -> None:
@@ -92,6 +95,30 @@ def replay(body: bytes, receive: Receive) -> Receive:
         return {"type": "http.request", "body": body, "more_body": False}
 
     return replayed
+
+
+def explaining(send: Send, request: mcp_types.JSONRPCRequest) -> Send:
+    """The response channel of a request, with the SDK's INVALID_PARAMS error that names nothing replaced by one
+    that does (wire_params); the response start waits for the body, whose length may change."""
+    held: Message | None = None
+
+    async def explained(message: Message) -> None:
+        nonlocal held
+        if message["type"] == "http.response.start":
+            held = message
+            return
+        if held is not None and message["type"] == "http.response.body":
+            start, held = held, None
+            body = message.get("body", b"")
+            if not message.get("more_body", False) and wire_params.VAGUE.encode() in body:
+                body = wire_params.rewritten(body, request.method, request.params)
+                headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+                start = {**start, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
+                message = {**message, "body": body}
+            await send(start)
+        await send(message)
+
+    return explained
 
 
 async def refuse(scope: Scope, receive: Receive, send: Send, status: int, refusals: list[wire.Refusal]) -> None:

@@ -24,7 +24,7 @@ from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream,
 from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
-from . import stdio_pipes, wire
+from . import stdio_pipes, wire, wire_params
 from .stdio_lines import Oversized, lines
 from .stdio_pipes import Sink
 
@@ -68,6 +68,7 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
     session's messages into lines, for as long as the block runs."""
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
+    asked = Asked()
 
     async def reader() -> None:
         async with read_writer:
@@ -76,6 +77,7 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
                 if isinstance(checked, list):
                     await answer(out, checked)
                     continue
+                asked.received(checked)
                 try:
                     await read_writer.send(SessionMessage(checked))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
@@ -84,7 +86,7 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
     async def writer() -> None:
         async with write_reader:
             async for session_message in write_reader:
-                data = encoded(session_message.message)
+                data = encoded(asked.answered(session_message.message))
                 if data is not None:
                     await out.write(data + b"\n")
 
@@ -92,6 +94,32 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
         tasks.start_soon(reader)
         tasks.start_soon(writer)
         yield read_stream, write_stream  # the tasks end as the SDK does: at the end of stdin and of the session
+
+
+class Asked:
+    """The client's requests in flight (method and params by id), to put words to the SDK's INVALID_PARAMS
+    errors that name nothing (wire_params), and whether initialize has been answered."""
+
+    def __init__(self) -> None:
+        self._pending: dict[Any, tuple[str, Any]] = {}
+        self.initialized = False
+
+    def received(self, message: mcp_types.JSONRPCMessage) -> None:
+        if isinstance(message, mcp_types.JSONRPCRequest):
+            self._pending[message.id] = (message.method, message.params)
+
+    def answered(self, message: mcp_types.JSONRPCMessage) -> mcp_types.JSONRPCMessage:
+        if not isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)):
+            return message
+        method, params = self._pending.pop(message.id, (None, None))
+        if isinstance(message, mcp_types.JSONRPCResponse):
+            self.initialized = self.initialized or method == "initialize"
+            return message
+        if method is None or not wire_params.is_vague(message.error.code, message.error.message):
+            return message
+        text = wire_params.explained(method, params, initialized=self.initialized)
+        error = mcp_types.ErrorData(code=message.error.code, message=text)
+        return mcp_types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
 
 
 def received(line: bytes | Oversized, bound: int) -> wire.Checked:

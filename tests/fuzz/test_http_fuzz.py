@@ -144,3 +144,21 @@ async def test_slow_body_times_out(
     assert reply["error"]["message"].startswith("Request Timeout: the body did not arrive in time")
     assert commits.version() == before
     commits.close()
+
+
+async def test_sdk_param_errors_name_the_field(served: tuple[httpx2.AsyncClient, Starlette, Path, Settings]) -> None:
+    """The SDK answers bad params of a known method with "Invalid request parameters" alone; we say which field."""
+    client = served[0]
+    body = compact({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"arguments": []}})
+    response = await client.post("/mcp", content=body, headers=HEADERS)
+    assert response.status_code == 200
+    assert int(response.headers["content-length"]) == len(response.content)
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "id": 9,
+        "error": {
+            "code": -32602,
+            "message": "Invalid params for tools/call: params.arguments: Input should be a valid dictionary; "
+            "params.name: Field required. Nothing was run; fix the params and retry.",
+        },
+    }

@@ -141,6 +141,19 @@ def test_error_wording_for_each_broken_line(tmp_path: Path) -> None:
 
 
 WORDING = [
+    # The SDK's own INVALID_PARAMS ("Invalid request parameters", naming nothing), put in words by the transport.
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/list"}',
+        -32602,
+        "Not initialized: tools/list came before initialize. Send initialize first, then notifications/initialized "
+        "(or, on 2026-07-28, name the revision in each request's _meta).",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":5,"_meta":{"progressToken":[1]}}}',
+        -32602,
+        "Invalid params for tools/call: params._meta.progressToken: Input should be a valid string or integer; "
+        "params.name: Input should be a valid string. Nothing was run; fix the params and retry.",
+    ),
     (
         b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"\\ud800"}}}',
         -32602,
