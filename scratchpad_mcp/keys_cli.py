@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import datetime
 import sys
 from collections.abc import Iterator
 
@@ -16,6 +15,7 @@ from .admin import in_memory, require_existing
 from .app import open_configured
 from .cli import Invocation
 from .cli_root import Group, pass_invocation
+from .inspect_output import when
 from .settings import Settings
 
 FRESHNESS = (
@@ -95,12 +95,6 @@ def _row(key: ApiKey) -> str:
     access = "read-only" if key.read_only else "read-write"
     agent, access = ("(admin)", "web view") if key.agent_id is None else (key.agent_id, access)
     return (
-        f"{key.id:<14}{agent:<24}{access:<12}{_when(key.created_at):<22}{_when(key.last_used_at):<22}"
-        f"{_when(key.revoked_at):<22}{key.label}"
+        f"{key.id:<14}{agent:<24}{access:<12}{when(key.created_at):<22}{when(key.last_used_at):<22}"
+        f"{when(key.revoked_at):<22}{key.label}"
     )
-
-
-def _when(ms: int | None) -> str:
-    if ms is None:
-        return "-"
-    return datetime.datetime.fromtimestamp(ms / 1000, datetime.UTC).strftime("%Y-%m-%d %H:%M:%SZ")
