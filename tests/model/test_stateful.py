@@ -5,7 +5,8 @@ Two agents, a few paths and logs, small sizes and quotas (so refusals happen oft
 as none, the current version or any small number, request_ids from a small pool (so repeats, with the same
 call or another, happen), and a rule that sends the last call again as it was. After every step each agent's
 usage agrees with the model; at the end every file (content, retained versions), log, listing and
-`db check` agree too. Examples are bounded, so each backend runs in seconds.
+`db check` agree too. Examples are bounded, so each backend runs in seconds. One more run sends every call
+through a real MCP client to a stdio server (there a refusal is compared as a refusal: its text names no kind).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from scratchpad_adapters.sql.integrity import check
 from scratchpad_core.errors import NotFound, ScratchpadError
 from scratchpad_core.limits import Limits
 from tests.conftest import SQL_ONLY, empty_postgres
+from tests.model.over_mcp import Refused as RemoteRefused
+from tests.model.over_mcp import Remote, stdio_remote
 from tests.model.rules import KINDS, Model, Refused
 
 LIMITS = Limits(max_file_bytes=48, max_log_entry_bytes=12, max_versions=3, quota_files=2, quota_log_entries=3,
@@ -35,6 +38,7 @@ EXAMPLES = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )  # fmt: skip
 
+POSTGRES_EXAMPLES = 50  # a step costs a few round trips there: half as many examples keep it to seconds
 AGENTS = st.sampled_from(["ann", "bob"])
 PATHS = st.sampled_from(["a.md", "b.md", "d/c.md"])
 LOGS = st.sampled_from(["log", "d/log"])
@@ -59,6 +63,8 @@ FIELDS = {
 
 class Stateful(RuleBasedStateMachine):
     url = ""  # set per backend by the test
+    namespace = ""  # before every agent id in the store: examples that share one server stay apart
+    remote: Remote | None = None  # the calls go over MCP instead of through the library
 
     def __init__(self) -> None:
         super().__init__()
@@ -73,13 +79,23 @@ class Stateful(RuleBasedStateMachine):
         try:
             predicted: Any = self.model.call(agent, tool, args, request_id)
         except Refused as refused:
-            predicted = refused.kind
-        try:
-            reply = dataclasses.asdict(getattr(self.store, tool)(agent, **args, request_id=request_id))
-            actual: Any = {name: reply[name] for name in FIELDS[tool]}
-        except ScratchpadError as error:  # named as the model names it (RequestIdReused is an InvalidInput)
-            actual = next(kind for kind in type(error).__mro__ if kind in KINDS or kind is ScratchpadError)
+            predicted = refused.kind if self.remote is None else "refused"
+        actual = self._actual(self.namespace + agent, tool, args, request_id)
         assert actual == predicted, f"{tool}({agent!r}, {args}, request_id={request_id!r})"
+
+    def _actual(self, agent: str, tool: str, args: dict[str, Any], request_id: str | None) -> Any:
+        """The reply's compared fields, or how the call was refused (over MCP: only that it was)."""
+        if self.remote is not None:
+            try:
+                reply = self.remote(agent, tool, args, request_id)
+            except RemoteRefused:
+                return "refused"
+            return {name: reply.get(name) for name in FIELDS[tool]}  # fields that are None are left out
+        try:
+            stored = dataclasses.asdict(getattr(self.store, tool)(agent, **args, request_id=request_id))
+        except ScratchpadError as error:  # named as the model names it (RequestIdReused is an InvalidInput)
+            return next(kind for kind in type(error).__mro__ if kind in KINDS or kind is ScratchpadError)
+        return {name: stored[name] for name in FIELDS[tool]}
 
     @rule(agent=AGENTS, path=PATHS, content=CONTENT, expected=EXPECTED, request_id=REQUEST_IDS)
     def write(self, agent: str, path: str, content: str, expected: Any, request_id: str | None) -> None:
@@ -129,7 +145,7 @@ class Stateful(RuleBasedStateMachine):
     @invariant()
     def usage_agrees(self) -> None:
         for agent, state in self.model.agents.items():
-            stats, used = self.store.get_usage_stats(agent), state.usage()
+            stats, used = self.store.get_usage_stats(self.namespace + agent), state.usage()
             assert (stats.file_count, stats.log_count, stats.logs, stats.total_bytes) == (
                 used["files"], used["entries"], used["logs"], used["bytes"],
             ), agent  # fmt: skip
@@ -137,8 +153,8 @@ class Stateful(RuleBasedStateMachine):
     def teardown(self) -> None:
         try:
             for agent, state in self.model.agents.items():
-                self._same_files(agent, state)
-                self._same_logs(agent, state)
+                self._same_files(self.namespace + agent, state)
+                self._same_logs(self.namespace + agent, state)
             engine = make_engine(self.url)
             report = check(engine, LIMITS)
             engine.dispose()
@@ -192,4 +208,22 @@ def test_random_call_sequences_agree_with_the_model(database_url: str, tmp_path:
             type(self).url = fresh()
             super().__init__()
 
-    run_state_machine_as_test(Machine, settings=EXAMPLES)
+    run_state_machine_as_test(Machine, settings=settings(EXAMPLES, max_examples=POSTGRES_EXAMPLES) if
+                              database_url.startswith("postgres") else EXAMPLES)  # fmt: skip
+
+
+def test_random_call_sequences_over_mcp_agree_with_the_model(tmp_path: Path) -> None:
+    """The same machine with every call sent by a real MCP client to one stdio server (SQLite); each example
+    uses agents of its own, and the final state is read through the library from the same file."""
+    url = f"sqlite:///{tmp_path / 'over-mcp.db'}"
+    open_store(url).close()
+    examples = iter(range(10**6))
+    with stdio_remote(url, LIMITS) as remote:
+
+        class Machine(Stateful):
+            def __init__(self) -> None:
+                type(self).url, type(self).namespace = url, f"x{next(examples)}-"
+                super().__init__()
+                self.remote = remote
+
+        run_state_machine_as_test(Machine, settings=settings(EXAMPLES, max_examples=25, stateful_step_count=30))
