@@ -16,8 +16,9 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.pool import NullPool
 
 from scratchpad_adapters import open_store
+from scratchpad_adapters.sql import integrity_rules
 from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import EXAMPLES, Report, check
+from scratchpad_adapters.sql.integrity import EXAMPLES, Report, Violation, check
 from scratchpad_core.bounds import SUMMARY_THRESHOLD_CHARS
 from scratchpad_core.limits import Limits
 from tests.conftest import SQL_ONLY, FakeSummarizer
@@ -253,3 +254,25 @@ def test_the_command_refuses_what_it_cannot_check(tmp_path: Path) -> None:
     unmigrated = db_check(f"sqlite:///{empty}", LIMITS)
     assert unmigrated.returncode == 1
     assert "is at revision empty (no schema), and `db check` reads the schema at head" in unmigrated.stderr
+
+
+@SQL_ONLY
+def test_the_check_reads_one_snapshot_and_blocks_no_writer(filled: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A row broken and committed while the check runs (after its first queries, before the counters') is not
+    seen by it: every query reads the snapshot its transaction began with; the writer did not wait for it."""
+    seen: dict[str, object] = {}
+    first_rules = integrity_rules.file_rules
+
+    def file_rules_then_a_commit(connection: Connection, agent: str | None, limits: Limits) -> Iterator[Violation]:
+        yield from first_rules(connection, agent, limits)
+        if connection.dialect.name == "postgresql":
+            seen["isolation"] = connection.execute(text("SHOW transaction_isolation")).scalar()
+            seen["read only"] = connection.execute(text("SHOW transaction_read_only")).scalar()
+        inject(filled, INJECTIONS["counter-files"][0])  # another connection, committed at once
+
+    monkeypatch.setattr(integrity_rules, "file_rules", file_rules_then_a_commit)
+    assert run_check(filled).ok
+    if "isolation" in seen:
+        assert seen == {"isolation": "repeatable read", "read only": "on"}
+    monkeypatch.undo()
+    assert set(run_check(filled).counts) == {"counter-files"}, "the next check sees the commit"
