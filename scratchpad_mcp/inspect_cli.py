@@ -146,10 +146,7 @@ def versions(inspection: Inspection, agent_id: str, path: str, as_json: bool) ->
     if as_json:
         emit_json(listing)
         return
-    rows = [
-        (v.version, f"{v.bytes:,}", v.lines, when(v.created_at), getattr(v, "by", None) or "-")
-        for v in listing.versions
-    ]
+    rows = [(v.version, f"{v.bytes:,}", v.lines, when(v.created_at), v.by) for v in listing.versions]
     table(["version", "bytes", "lines", "created", "by"], rows, right=("version", "bytes", "lines"))
 
 
@@ -221,8 +218,9 @@ def log(inspection: Inspection, agent_id: str, path: str, since: int | None, tai
         interval: float, as_json: bool) -> None:  # fmt: skip
     """Print a log's entries, oldest first.
 
-    With --json, one JSON line per entry. Continue where a reading stopped with --since and the last entry
-    id printed; --follow keeps polling for new entries until interrupted (Ctrl-C).
+    Each line: the entry id, its time, who appended it, the entry (with --json, one JSON line each).
+    Continue where a reading stopped with --since and the last entry id printed; --follow keeps polling
+    for new entries until interrupted (Ctrl-C).
     """
     if since is not None and tail is not None:
         raise click.UsageError(
@@ -232,11 +230,11 @@ def log(inspection: Inspection, agent_id: str, path: str, since: int | None, tai
     inspection.log(agent_id, path)
     last = since or 0
     if tail is not None:
-        page = store.read_log(agent_id, path, tail=tail)
+        page = store.read_log(agent_id, path, tail=tail, show_by=True)
         _print_entries(page.entries, as_json)
         last = page.last_entry_id
     while True:
-        page = store.read_log(agent_id, path, since_entry=last, limit=LOG_PAGE_SIZE)
+        page = store.read_log(agent_id, path, since_entry=last, limit=LOG_PAGE_SIZE, show_by=True)
         _print_entries(page.entries, as_json)
         last = page.last_entry_id
         if page.has_more:
@@ -251,7 +249,7 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
         if as_json:
             emit_json(entry)
         else:
-            click.echo(f"#{entry.id}  {when(entry.created_at)}  {entry.entry}")
+            click.echo(f"#{entry.id}  {when(entry.created_at)}  {entry.by}  {entry.entry}")
 
 
 @inspection_command("search")

@@ -68,12 +68,13 @@ def inspect(url: str, capsys: pytest.CaptureFixture[str]) -> Iterator[Callable[.
 
 @pytest.fixture
 def filled(url: str) -> Iterator[Scratchpad]:
-    """alice: a plan in two versions, a note, a log of 5 entries; bob: one file."""
+    """alice: a plan in two versions (the second by a key), a note, a log of 5 entries (the last over stdio);
+    bob: one file."""
     with open_store(url) as store:
         store.write_file("alice", "plans/plan.md", PLAN_V1)
-        store.write_file("alice", "plans/plan.md", PLAN_V2)
+        store.write_file("alice", "plans/plan.md", PLAN_V2, actor="key k1 (planner)")
         store.write_file("alice", "notes.txt", NOTE)
         for number in range(1, 6):
-            store.append_log("alice", "runs/today.log", f"entry {number}")
+            store.append_log("alice", "runs/today.log", f"entry {number}", actor="stdio" if number == 5 else "library")
         store.write_file("bob", "x.md", "x\n")
         yield store

@@ -25,7 +25,9 @@ def test_versions(filled: Scratchpad, inspect) -> None:
     lines = done.out.splitlines()
     assert lines[0].split()[:4] == ["version", "bytes", "lines", "created"]
     assert [line.split()[:3] for line in lines[1:]] == [["1", str(len(PLAN_V1)), "3"], ["2", str(len(PLAN_V2)), "4"]]
+    assert [line.rstrip().split("  ")[-1] for line in lines[1:]] == ["library", "key k1 (planner)"]  # who
     listing = json.loads(inspect("versions", "-a", "alice", "plans/plan.md", "--json").out)
+    assert [v["by"] for v in listing["versions"]] == ["library", "key k1 (planner)"]
     assert listing["current_version"] == 2 and [v["version"] for v in listing["versions"]] == [1, 2]
     assert listing["versions"][1]["sha256"] == filled.list_versions("alice", "plans/plan.md").versions[1].sha256
 
@@ -51,11 +53,12 @@ def test_diff_is_plain_when_piped(filled: Scratchpad, inspect) -> None:
 def test_log_since_tail_and_json(filled: Scratchpad, inspect) -> None:
     everything = inspect("log", "-a", "alice", "runs/today.log").out.splitlines()
     assert [line.split("  ")[0] for line in everything] == ["#1", "#2", "#3", "#4", "#5"]
-    assert everything[0].endswith("  entry 1")
+    assert everything[0].endswith("  library  entry 1") and everything[4].endswith("  stdio  entry 5")
     since = inspect("log", "-a", "alice", "runs/today.log", "--since", "3").out.splitlines()
     assert [line.split("  ")[-1] for line in since] == ["entry 4", "entry 5"]
     tail = inspect("log", "-a", "alice", "runs/today.log", "--tail", "2", "--json").out.splitlines()
     assert [json.loads(line)["entry"] for line in tail] == ["entry 4", "entry 5"]
+    assert [json.loads(line)["by"] for line in tail] == ["library", "stdio"]
     assert json.loads(tail[-1])["id"] == 5  # the --since a script continues with
 
 
