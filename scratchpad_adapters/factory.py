@@ -49,7 +49,7 @@ class Backend(ABC):
         self.store = store
         self.keys = keys
         self.unit_of_work = unit_of_work
-        self._feed: ChangeFeed | None = None
+        self._feeds: list[ChangeFeed] = []  # the feeds still open
 
     @abstractmethod
     def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter: ...
@@ -59,18 +59,18 @@ class Backend(ABC):
         """None when the store answers and its schema is at head; otherwise what is wrong."""
 
     def change_feed(self) -> ChangeFeed:
-        """The store's committed file changes from now on (closed with the backend): from every process on
-        PostgreSQL, from this one on SQLite and in memory."""
-        if self._feed is None:
-            self._feed = self._open_feed()
-        return self._feed
+        """A new feed of the store's committed file changes from now on, for the caller to close (the backend
+        closes what is left open): from every process on PostgreSQL, from this one on SQLite and in memory."""
+        feed = self._open_feed()
+        self._feeds = [*(open_feed for open_feed in self._feeds if not open_feed.closed), feed]
+        return feed
 
     @abstractmethod
     def _open_feed(self) -> ChangeFeed: ...
 
     def close(self) -> None:
-        if self._feed is not None:
-            self._feed.close()
+        for feed in self._feeds:
+            feed.close()  # closing twice is harmless
         self.store.close()
 
 

@@ -44,6 +44,9 @@ class ChangeFeed(Protocol):
         """Tell `listener` of every committed change from now on; returns the call that stops it (idempotent)."""
         ...
 
+    @property
+    def closed(self) -> bool: ...
+
     def close(self) -> None:
-        """Stop watching the store (listeners hear nothing more)."""
+        """Stop watching the store (listeners hear nothing more); closing twice is harmless."""
         ...

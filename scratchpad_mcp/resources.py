@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime
 import mimetypes
 from typing import Any, TypeVar
-from urllib.parse import unquote
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -79,9 +78,15 @@ class InvalidUri(Exception):
         super().__init__(f"Resource not found: {uri[:300]!r} names no file of this server; files are {template}.")
 
 
+def shown(uri: str, limit: int = 1024) -> str:
+    """A URI as an error's data carries it back: a long one cut (the message names it shorter still)."""
+    return uri if len(uri) <= limit else f"{uri[:limit]}…"
+
+
 def _checked_path(path: str, uri: str, template: str) -> str:
+    """The path a URI names: as it stands, since a path's characters need no escapes (a %-escape names no file)."""
     try:
-        return check_path(unquote(path))
+        return check_path(path)
     except ScratchpadError:
         raise InvalidUri(uri, template) from None
 
@@ -146,7 +151,7 @@ class FileResources:
         try:
             agent_id, path = self.uris.parse(uri)
         except InvalidUri as error:
-            raise MCPError(INVALID_PARAMS, str(error), data={"uri": uri}) from None
+            raise MCPError(INVALID_PARAMS, str(error), data={"uri": shown(uri)}) from None
 
         def read(agent: str) -> tuple[str, int]:
             result = self._store.read_file(agent, path)
@@ -181,7 +186,7 @@ class FileResources:
     ) -> T:
         """Run `work` for the caller's agent (keyed), the URI's agent or the store's owner; errors in the
         protocol's terms (a missing file is resource-not-found: invalid params, with the URI)."""
-        data = None if uri is None else {"uri": uri}
+        data = None if uri is None else {"uri": shown(uri)}
         try:
             return await self._runner.access(name, agent_id, work, owner=owner)
         except NotFound:

@@ -63,7 +63,8 @@ def build_server(
     uris = FileUris(keyed=token_verifier is not None)
     FileResources(store, runner, uris).register(mcp.lowlevel)
     if changes is not None:
-        FileSubscriptions(changes, uris, runner, sessions=sessions).register(mcp.lowlevel)
+        verify = None if token_verifier is None else token_verifier.verify_token
+        FileSubscriptions(changes, uris, runner, sessions=sessions, verify=verify).register(mcp.lowlevel)
     return mcp
 
 

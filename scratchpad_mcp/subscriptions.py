@@ -3,20 +3,21 @@ asked, when its agent's list of files changes), whichever process made the chang
 replica, SQLite and the in-memory store tell this process. A subscriber hears only of its own agent's files.
 
 Two forms: `subscriptions/listen` (protocol 2026-07-28: one stream per request, on stdio and streamable HTTP),
-and resources/subscribe (2025-11-25), which needs a session and so is offered over stdio only.
+and resources/subscribe (2025-11-25), which needs a session and so is offered over stdio only. A caller (a key,
+a stdio client, or every caller of an HTTP server without keys together) watches at most MAX_SUBSCRIPTIONS files
+and holds at most MAX_LISTEN_STREAMS streams on one server process; a key's stream ends once the key is revoked.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
-import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
 from mcp.server.connection import Connection
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
@@ -24,6 +25,7 @@ from mcp.server.subscriptions import ListenHandler, ResourcesListChanged, Resour
 from mcp.shared.exceptions import MCPError
 from mcp.types import (
     INVALID_PARAMS,
+    INVALID_REQUEST,
     EmptyResult,
     SubscribeRequestParams,
     SubscriptionsListenRequestParams,
@@ -34,30 +36,38 @@ from mcp.types import (
 from scratchpad_core.changes import ChangeFeed, FileChange
 
 from .calls import CallRunner
-from .resources import FileUris, InvalidUri
+from .change_hub import SharedFeed
+from .resources import FileUris, InvalidUri, shown
 
-MAX_SUBSCRIPTIONS = 100  # files one caller (a key, or a stdio client) may be subscribed to at once
+MAX_SUBSCRIPTIONS = 100  # files one caller may watch at once, over all its streams and subscriptions
 MAX_LISTEN_STREAMS = 8  # subscriptions/listen streams one caller may hold open at once
-
-log = logging.getLogger("scratchpad")
+RECHECK_KEY_S = 5.0  # how often a key's open stream checks that the key still holds
+ANONYMOUS = "anonymous"  # every caller of an HTTP server without keys: nothing tells them apart
 
 StreamListener = Callable[[ServerEvent], None]
+Verify = Callable[[str], Awaitable[AccessToken | None]]
 
 
 class FileSubscriptions:
-    """The subscribers of one server, and the store's change feed that they hear from (opened at the first)."""
+    """The subscribers of one server, hearing of the store's changes through one shared feed."""
 
     def __init__(
-        self, open_feed: Callable[[], ChangeFeed], uris: FileUris, runner: CallRunner, *, sessions: bool
+        self,
+        open_feed: Callable[[], ChangeFeed],
+        uris: FileUris,
+        runner: CallRunner,
+        *,
+        sessions: bool,
+        verify: Verify | None = None,
     ) -> None:
-        self._open_feed = open_feed
         self._uris = uris
         self._runner = runner
         self._sessions = sessions  # resources/subscribe too (stdio); streamable HTTP is stateless
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._starting = anyio.Lock()
+        self._verify = verify  # a key's check, repeated while its streams are open
+        self._feed = SharedFeed(open_feed, self._tell)
         self._streams: dict[object, tuple[str | None, StreamListener]] = {}  # the agent a stream hears of (None: any)
         self._open_streams: collections.Counter[object] = collections.Counter()  # by caller
+        self._watched: collections.Counter[object] = collections.Counter()  # files, by caller
         self._subscribed: dict[Connection, set[str]] = {}  # resources/subscribe: URIs by client connection
         self._sending: set[asyncio.Task[None]] = set()
 
@@ -70,42 +80,91 @@ class FileSubscriptions:
     async def listen(
         self, ctx: ServerRequestContext[Any], params: SubscriptionsListenRequestParams
     ) -> SubscriptionsListenResult:
-        uris = list(params.notifications.resource_subscriptions or [])
+        uris = set(params.notifications.resource_subscriptions or [])
         agent, caller = await self._caller(ctx)
         for uri in uris:
             self._check(uri)
-        if len(uris) > MAX_SUBSCRIPTIONS:
-            raise too_many(f"{len(uris)} files in one listen request, over the {MAX_SUBSCRIPTIONS} one caller may")
+        if self._watched[caller] + len(uris) > MAX_SUBSCRIPTIONS:
+            watching = f"{self._watched[caller]} files already, " if self._watched[caller] else ""
+            raise too_many(f"{watching}{len(uris)} in this request", advice="close a listen stream, or ask for fewer")
         if self._open_streams[caller] >= MAX_LISTEN_STREAMS:
             held = f"this caller already holds {MAX_LISTEN_STREAMS} listen streams, the most it may"
-            raise too_many(held, streams=True)
-        await self._start()
+            raise too_many(held, advice="close one of them first")
         self._open_streams[caller] += 1
+        self._watched[caller] += len(uris)
         try:
-            return await ListenHandler(_StreamBus(self, agent))(ctx, params)
+            await self._feed.acquire()
+            try:
+                return await self._serve(ctx, params, agent)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._feed.release()
         finally:
             self._open_streams[caller] -= 1
-            if not self._open_streams[caller]:
-                del self._open_streams[caller]
+            self._watched[caller] -= len(uris)
+            self._open_streams += collections.Counter()  # drop the callers at 0
+            self._watched += collections.Counter()
 
     async def subscribe(self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
-        await self._caller(ctx)
+        _, caller = await self._caller(ctx)
         uri = self._check(str(params.uri))
         subscribed = self._subscribed.setdefault(connection_of(ctx), set())
-        if uri not in subscribed and len(subscribed) >= MAX_SUBSCRIPTIONS:
-            raise too_many(f"this client is already subscribed to {MAX_SUBSCRIPTIONS} files, the most it may")
-        await self._start()
+        if uri in subscribed:
+            return EmptyResult()
+        if self._watched[caller] >= MAX_SUBSCRIPTIONS:
+            watched = f"this client already watches {MAX_SUBSCRIPTIONS} files, the most it may"
+            raise too_many(watched, advice="unsubscribe from some first")
+        if not subscribed:
+            await self._feed.acquire()
         subscribed.add(uri)
+        self._watched[caller] += 1
         return EmptyResult()
 
     async def unsubscribe(self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
-        self._subscribed.get(connection_of(ctx), set()).discard(str(params.uri))
+        _, caller = await self._caller(ctx)
+        subscribed = self._subscribed.get(connection_of(ctx), set())
+        if str(params.uri) in subscribed:
+            subscribed.discard(str(params.uri))
+            self._watched[caller] -= 1
+            if not subscribed:
+                await self._feed.release()
         return EmptyResult()
+
+    async def _serve(
+        self, ctx: ServerRequestContext[Any], params: SubscriptionsListenRequestParams, agent: str | None
+    ) -> SubscriptionsListenResult:
+        """The stream, until the client leaves (or, for a key, until the key no longer holds)."""
+        token = get_access_token()
+        if self._verify is None or token is None:
+            return await ListenHandler(_StreamBus(self, agent))(ctx, params)
+        result: SubscriptionsListenResult | None = None
+        async with anyio.create_task_group() as group:
+
+            async def stream() -> None:
+                nonlocal result
+                result = await ListenHandler(_StreamBus(self, agent))(ctx, params)
+                group.cancel_scope.cancel()
+
+            group.start_soon(stream)
+            group.start_soon(self._end_when_revoked, token, group.cancel_scope)
+        if result is None:
+            raise MCPError(INVALID_REQUEST, "This API key was revoked or expired: the subscription ended.")
+        return result
+
+    async def _end_when_revoked(self, token: AccessToken, scope: anyio.CancelScope) -> None:
+        assert self._verify is not None
+        while True:
+            await anyio.sleep(RECHECK_KEY_S)
+            current = await self._verify(token.token)
+            if current is None or current.subject != token.subject or (current.claims or {}).get("error"):
+                scope.cancel()
+                return
 
     async def _caller(self, ctx: ServerRequestContext[Any]) -> tuple[str | None, object]:
         """The agent a caller hears of (None: the store's owner hears of any) and who it is, for its bounds."""
         if not self._uris.keyed:
-            return None, ctx.session
+            # stdio: one client, whose every request (a connection of its own on 2026-07-28) shares its outbound
+            return None, connection_of(ctx).outbound if self._sessions else ANONYMOUS
         agent = await self._runner.access("subscriptions", None, lambda agent: agent)
         token = get_access_token()
         return agent, (token.client_id if token else agent)
@@ -114,25 +173,11 @@ class FileSubscriptions:
         try:
             self._uris.parse(uri)
         except InvalidUri as error:
-            raise MCPError(INVALID_PARAMS, str(error), data={"uri": uri}) from None
+            raise MCPError(INVALID_PARAMS, str(error), data={"uri": shown(uri)}) from None
         return uri
 
-    async def _start(self) -> None:
-        """Hear the store's changes from the first subscription on (opening a feed may wait on the database)."""
-        async with self._starting:
-            if self._loop is None:
-                feed = await anyio.to_thread.run_sync(self._open_feed)
-                self._loop = asyncio.get_running_loop()
-                feed.subscribe(self._heard)
-
-    def _heard(self, change: FileChange) -> None:
-        """From the feed, on any thread: handled on the server's event loop."""
-        loop = self._loop
-        if loop is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: the server is stopping
-                loop.call_soon_threadsafe(self._tell, change)
-
     def _tell(self, change: FileChange) -> None:
+        """On the event loop: tell each stream and subscription that hears of the change's file."""
         uri = self._uris.of(change.agent_id, change.path)
         for agent, listener in list(self._streams.values()):
             if agent is None or agent == change.agent_id:
@@ -176,6 +221,9 @@ def connection_of(ctx: ServerRequestContext[Any]) -> Connection:
     return connection
 
 
-def too_many(what: str, *, streams: bool = False) -> MCPError:
-    advice = "close one of them first" if streams else "unsubscribe from some first, or subscribe to fewer"
-    return MCPError(INVALID_PARAMS, f"Too many subscriptions: {what}. Nothing was subscribed; {advice}.")
+def too_many(what: str, *, advice: str) -> MCPError:
+    return MCPError(
+        INVALID_PARAMS,
+        f"Too many subscriptions: {what}; one caller may watch {MAX_SUBSCRIPTIONS} files and hold "
+        f"{MAX_LISTEN_STREAMS} listen streams. Nothing was subscribed; {advice}.",
+    )

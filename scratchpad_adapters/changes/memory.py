@@ -21,6 +21,10 @@ class MemoryChangeFeed:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         return self._listeners.subscribe(listener)
 
+    @property
+    def closed(self) -> bool:
+        return self._published not in self._database.watchers
+
     def close(self) -> None:
         if self._published in self._database.watchers:
             self._database.watchers.remove(self._published)

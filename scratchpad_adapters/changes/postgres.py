@@ -48,6 +48,10 @@ class PostgresChangeFeed:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         return self._listeners.subscribe(listener)
 
+    @property
+    def closed(self) -> bool:
+        return self._stop.is_set()
+
     def close(self) -> None:
         self._stop.set()
         self._listeners.clear()

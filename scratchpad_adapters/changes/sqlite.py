@@ -1,10 +1,13 @@
 """SQLite: each connection of the engine gets temporary triggers on its files table that note what a transaction
 changes; what a committed transaction noted is told when its connection goes back to the pool (after the commit),
-what a rolled-back one noted is dropped. Only this process's own writes are seen (SQLite has no notices)."""
+what a rolled-back one noted is dropped. Only this process's own writes are seen (SQLite has no notices). The
+hooks stay on the engine once set, shared by its feeds; with no feed open they note nothing."""
 
 from __future__ import annotations
 
 import sqlite3
+import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -35,28 +38,39 @@ _TRIGGERS = (
 
 
 class SqliteChangeFeed:
-    """The changes an engine's connections commit, from the moment the feed is made."""
+    """The changes an engine's connections commit, from the moment the feed is made until it is closed."""
 
     def __init__(self, engine: Engine) -> None:
-        self._engine = engine
         self._listeners = Listeners()
-        event.listen(engine, "checkout", self._checkout)
-        event.listen(engine, "commit", self._commit)
-        event.listen(engine, "rollback", self._rollback)
-        event.listen(engine, "checkin", self._checkin)
+        self._watch = _watch_of(engine)
+        self._watch.feeds.add(self)
+        self.closed = False
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         return self._listeners.subscribe(listener)
 
     def close(self) -> None:
-        for name, hook in (("checkout", self._checkout), ("commit", self._commit), ("rollback", self._rollback)):
-            event.remove(self._engine, name, hook)
-        event.remove(self._engine, "checkin", self._checkin)
+        self.closed = True
+        self._watch.feeds.discard(self)
         self._listeners.clear()
+
+    def tell(self, changes: list[FileChange]) -> None:
+        self._listeners.tell(changes)
+
+
+class _EngineWatch:
+    """The engine's hooks, set once and shared by its feeds: while no feed is open, nothing is noted."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.feeds: weakref.WeakSet[SqliteChangeFeed] = weakref.WeakSet()
+        event.listen(engine, "checkout", self._checkout)
+        event.listen(engine, "commit", self._commit)
+        event.listen(engine, "rollback", self._rollback)
+        event.listen(engine, "checkin", self._checkin)
 
     def _checkout(self, dbapi_connection: sqlite3.Connection, record: Any, _proxy: Any) -> None:
         """Install the triggers on a connection the first time it is used once the files table exists."""
-        if record.info.get(_INSTALLED):
+        if record.info.get(_INSTALLED) or not self.feeds:
             return
         exists = dbapi_connection.execute(
             "SELECT 1 FROM main.sqlite_master WHERE type = 'table' AND name = 'files'"
@@ -67,7 +81,7 @@ class SqliteChangeFeed:
 
         def note(agent_id: str, path: str, was_live: int, is_live: int) -> None:
             change = change_of(agent_id, path, bool(was_live), bool(is_live))
-            if change is not None:
+            if change is not None and self.feeds:
                 noted.append(change)
 
         dbapi_connection.create_function(_FUNCTION, 4, note, deterministic=False)
@@ -92,4 +106,17 @@ class SqliteChangeFeed:
             return
         committed = record.info.pop(_COMMITTED, None)
         if committed:
-            self._listeners.tell(committed)
+            for feed in list(self.feeds):
+                feed.tell(committed)
+
+
+_watches: weakref.WeakKeyDictionary[Engine, _EngineWatch] = weakref.WeakKeyDictionary()
+_watches_lock = threading.Lock()
+
+
+def _watch_of(engine: Engine) -> _EngineWatch:
+    with _watches_lock:
+        watch = _watches.get(engine)
+        if watch is None:
+            watch = _watches[engine] = _EngineWatch(engine)
+        return watch

@@ -13,8 +13,9 @@ import posixpath
 
 from anthropic.lib.tools import ToolError
 
-from scratchpad_core.errors import InvalidPath, ScratchpadError
+from scratchpad_core.errors import InvalidPath, QuotaExceeded, ScratchpadError
 from scratchpad_core.paths import check_path
+from scratchpad_core.quotas import ADVICE as QUOTA_ADVICE
 
 MEMORIES = "/memories"
 _ROOT = "/\x00scratchpad/memories"  # stands for the reference's base folder + "/memories"
@@ -53,6 +54,8 @@ def refused(verb: str, path: str, error: ScratchpadError) -> ToolError:
     reason = error.message
     if isinstance(error, InvalidPath) and reason.startswith("Invalid path: "):
         reason = "scratchpad's path rule: " + reason.removeprefix("Invalid path: ")
+    if isinstance(error, QuotaExceeded):  # the advice names MCP tools, which Claude has not got here
+        reason = reason.replace(QUOTA_ADVICE, "Nothing was changed; free space with the delete command, then retry.")
     return ToolError(f"Cannot {verb} {path}: {reason}")
 
 

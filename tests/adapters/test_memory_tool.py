@@ -125,11 +125,21 @@ def test_sizes_and_quotas_are_refused_naming_the_limit(make_store: StoreFactory)
     edit = {"command": "insert", "path": "/memories/a.md", "insert_line": 0, "insert_text": "more"}
     assert refusal(lambda: memory.call(edit)).startswith("Cannot edit /memories/a.md: Content too large: 16 bytes")
     assert refusal(lambda: memory.call(create("/memories/b.md"))).startswith("Cannot create /memories/b.md: ")
-    assert "quota" in refusal(lambda: memory.call(create("/memories/b.md"))).lower()
+    quota = refusal(lambda: memory.call(create("/memories/b.md")))
+    assert "quota" in quota.lower()
+    assert quota.endswith("free space with the delete command, then retry.")  # a command Claude has here
+    assert "delete_file" not in quota
     assert refusal(lambda: memory.call(create("/memories/nul.md", "\x00"))).startswith(
         "Cannot create /memories/nul.md: Invalid content: NUL characters"
     )
     assert [f.path for f in store.list_files(AGENT).files] == ["a.md"]
+
+
+def test_creating_an_existing_file_is_refused_even_with_the_same_text(store: Scratchpad) -> None:
+    memory = ScratchpadMemoryTool(store, AGENT)
+    memory.call(create("/memories/a.md", "same"))
+    assert refusal(lambda: memory.call(create("/memories/a.md", "same"))) == "File /memories/a.md already exists"
+    assert store.list_versions(AGENT, "a.md").current_version == 1
 
 
 def test_agents_do_not_share_memory(store: Scratchpad) -> None:

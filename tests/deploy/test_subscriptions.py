@@ -10,14 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import psycopg
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, ServerEvent
 
-from scratchpad_mcp.subscriptions import MAX_LISTEN_STREAMS, MAX_SUBSCRIPTIONS
-from tests.deploy.conftest import TEST_TIMEOUT, Team, connect, http_client, unique
+from scratchpad_mcp.subscriptions import MAX_LISTEN_STREAMS, MAX_SUBSCRIPTIONS, RECHECK_KEY_S
+from tests.deploy.conftest import TEST_TIMEOUT, Team, connect, http_client, revoke_key, unique
 from tests.mcp.helpers import console_script, ok, server_env
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -87,8 +88,38 @@ async def test_stdio_resources_subscribe_on_the_2025_revision(tmp_path: Path) ->
                 await client.subscribe_resource(f"scratchpad://agents/bot/files/f{n}.md")
             with pytest.raises(MCPError) as raised:
                 await client.subscribe_resource("scratchpad://agents/bot/files/one-too-many.md")
-            assert f"already subscribed to {MAX_SUBSCRIPTIONS} files" in raised.value.error.message
+            assert f"already watches {MAX_SUBSCRIPTIONS} files" in raised.value.error.message
     assert updated == [plan]
+
+
+async def test_a_stdio_client_is_bounded_over_all_its_streams(tmp_path: Path) -> None:
+    files = [f"scratchpad://agents/bot/files/f{n}.md" for n in range(MAX_SUBSCRIPTIONS)]
+    with anyio.fail_after(TEST_TIMEOUT):
+        async with stdio(tmp_path / "s.db") as client, anyio.create_task_group() as group:
+            opened = anyio.Event()
+            held = 0
+
+            async def hold(uris: list[str]) -> None:
+                nonlocal held
+                async with client.listen(resource_subscriptions=uris, resources_list_changed=True):
+                    held += 1
+                    if held == MAX_LISTEN_STREAMS:
+                        opened.set()
+                    await anyio.sleep_forever()
+
+            group.start_soon(hold, files[:60])
+            for _ in range(MAX_LISTEN_STREAMS - 1):
+                group.start_soon(hold, [])
+            await opened.wait()
+            with pytest.raises(MCPError) as raised:  # 60 watched: 41 more would pass the bound
+                async with client.listen(resource_subscriptions=files[:41]):
+                    pass
+            assert "60 files already, 41 in this request" in raised.value.error.message
+            with pytest.raises(MCPError) as raised:  # a ninth stream
+                async with client.listen(resources_list_changed=True):
+                    pass
+            assert f"already holds {MAX_LISTEN_STREAMS} listen streams" in raised.value.error.message
+            group.cancel_scope.cancel()
 
 
 @pytest.mark.postgres
@@ -147,7 +178,7 @@ async def test_listen_streams_are_bounded_per_key(team: Team) -> None:
     (key,) = team.keys(unique("bounded"))
     url = team.replicas[0].mcp_url
     with anyio.fail_after(TEST_TIMEOUT):
-        async with connect(url, key.secret) as client:
+        async with connect(url, key.secret) as client, connect(url, key.secret) as same_key:
             too_many = [f"scratchpad://files/f{n}.md" for n in range(MAX_SUBSCRIPTIONS + 1)]
             with pytest.raises(MCPError) as raised:
                 async with client.listen(resource_subscriptions=too_many):
@@ -168,8 +199,35 @@ async def test_listen_streams_are_bounded_per_key(team: Team) -> None:
                 for _ in range(MAX_LISTEN_STREAMS):
                     group.start_soon(hold)
                 await opened.wait()
-                with pytest.raises(MCPError) as raised:
-                    async with client.listen(resources_list_changed=True):
+                with pytest.raises(MCPError) as raised:  # the same key through another client session
+                    async with same_key.listen(resources_list_changed=True):
                         pass
                 assert f"already holds {MAX_LISTEN_STREAMS} listen streams" in raised.value.error.message
                 group.cancel_scope.cancel()
+
+
+@pytest.mark.postgres
+async def test_a_revoked_key_stops_hearing_and_a_feed_closes_with_its_last_listener(team: Team) -> None:
+    (key,) = team.keys(unique("revoked"))
+    plan = "scratchpad://files/plan.md"
+    with anyio.fail_after(TEST_TIMEOUT):
+        async with (
+            connect(team.replicas[1].mcp_url, key.secret) as listener,
+            listener.listen(resource_subscriptions=[plan]) as subscription,
+        ):
+            assert listeners(team.database) >= 1
+            await anyio.to_thread.run_sync(revoke_key, team.database, key)
+            with anyio.fail_after(RECHECK_KEY_S + 10), pytest.raises(Exception) as ended:
+                async for _ in subscription:
+                    pass
+            assert "revoked" in str(ended.value) or "ended" in str(ended.value).lower()
+        with anyio.fail_after(10):  # no subscriber left on any replica: writers stop sending notices
+            while listeners(team.database):
+                await anyio.sleep(0.1)
+
+
+def listeners(database: str) -> int:
+    with psycopg.connect(database.replace("postgresql+psycopg://", "postgresql://")) as connection:
+        row = connection.execute("SELECT count(*) FROM change_listeners").fetchone()
+        assert row is not None
+        return int(row[0])

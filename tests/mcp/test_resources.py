@@ -96,6 +96,7 @@ async def test_the_template_names_any_agents_file(connected: Client) -> None:
         "scratchpad://files/notes/plan.md",  # the keyed form: over stdio a URI names its agent
         "scratchpad://agents/bot/files/../secret",
         "scratchpad://agents/b@d/files/notes/plan.md",
+        "scratchpad://agents/bot/files/notes%2Fplan.md",  # a path needs no escapes: an escape names no file
         "file:///etc/passwd",
     ],
 )
