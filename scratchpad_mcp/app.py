@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from typing import TYPE_CHECKING
 
@@ -78,6 +79,13 @@ def auth_settings(listen_url: str) -> AuthSettings:
     return AuthSettings.model_validate({"issuer_url": listen_url, "resource_server_url": None})
 
 
+def settle() -> None:
+    """Take what start-up made (modules, the SDK's and our models, ~140,000 objects that live as long as the process)
+    out of the cyclic collector's sight: a full collection, which a large reply's allocations set off now and then,
+    then scans only what calls made since, not everything (~60-150 ms, a call's p99 otherwise)."""
+    gc.freeze()
+
+
 def serve(settings: Settings) -> None:
     """Open the store the settings name and serve MCP over their transport until stopped."""
     backend = open_configured(settings)
@@ -85,7 +93,9 @@ def serve(settings: Settings) -> None:
         if settings.transport == "stdio":
             from . import stdio, wire
 
-            stdio.serve(stdio_server(settings, backend), wire.max_message_bytes(settings.limits))
+            server = stdio_server(settings, backend)
+            settle()
+            stdio.serve(server, wire.max_message_bytes(settings.limits))
             return
         from . import http  # starlette and uvicorn only when serving HTTP
 
@@ -94,6 +104,8 @@ def serve(settings: Settings) -> None:
             "serving MCP on %s/mcp (auth: %s)%s", settings.listen_url, settings.auth, public,
             extra={"event": "listening", "host": settings.host, "port": settings.port},
         )  # fmt: skip
-        http.serve(settings, http.build_app(settings, backend))
+        served = http.build_app(settings, backend)
+        settle()
+        http.serve(settings, served)
     finally:
         backend.close()
