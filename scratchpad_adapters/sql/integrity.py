@@ -18,6 +18,7 @@ from sqlalchemy import Connection, Engine, func, select, union
 from scratchpad_core.errors import NotFound
 from scratchpad_core.limits import Limits
 
+from . import integrity_content as content
 from . import integrity_counts as counts
 from . import integrity_rules as rules
 from .engine import snapshot
@@ -39,6 +40,7 @@ class Report:
     checked: dict[str, int] = field(default_factory=dict)  # rows read, by kind (singular)
     examples: list[Violation] = field(default_factory=list)
     counts: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)  # what holds but an operator may want to know; not failures
 
     @property
     def ok(self) -> bool:
@@ -65,13 +67,15 @@ class Report:
         )
 
     def lines(self) -> Iterator[str]:
-        """The report: one line a violation shown, a line for each rule with more than were shown, the summary."""
+        """The report: one line a violation shown, a line for each rule with more than were shown, the notes,
+        the summary."""
         for violation in self.examples:
             owner = f"agent {violation.agent_id!r}" if violation.agent_id is not None else "no agent"
             yield f"{violation.rule}: {owner}, {violation.where}: {violation.detail}"
         for rule, count in sorted(self.counts.items()):
             if count > EXAMPLES:
                 yield f"{rule}: {count - EXAMPLES:,} more not shown"
+        yield from self.notes
         yield self.summary()
 
 
@@ -85,12 +89,15 @@ def check(engine: Engine, limits: Limits, agent: str | None = None) -> Report:
             raise NotFound(f"Agent {agent!r} has no data in this database; nothing was checked. Check the agent id.")
         for violation in _all(connection, agent, limits):
             report.add(violation)
+        note = rules.retention_note(connection, agent, limits)
+        report.notes.extend([note] if note else [])
     return report
 
 
 def _all(connection: Connection, agent: str | None, limits: Limits) -> Iterator[Violation]:
     yield from rules.file_rules(connection, agent, limits)
     yield from rules.head_rules(connection, agent)
+    yield from content.content_rules(connection, agent)
     yield from rules.summary_rules(connection, agent)
     yield from counts.log_rules(connection, agent)
     yield from counts.counter_rules(connection, agent, limits)

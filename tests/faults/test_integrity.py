@@ -21,6 +21,7 @@ from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.integrity import EXAMPLES, Report, Violation, check
 from scratchpad_core.bounds import SUMMARY_THRESHOLD_CHARS
 from scratchpad_core.limits import Limits
+from scratchpad_core.model import sha256_hex
 from tests.conftest import SQL_ONLY, FakeSummarizer
 from tests.faults.commands import db_check
 from tests.recount import SqlRecounter
@@ -32,6 +33,7 @@ _FILE = "(SELECT id FROM files WHERE agent_id = 'alice' AND path = '{}')"
 _LOG = "(SELECT id FROM logs WHERE agent_id = 'alice' AND path = '{}')"
 A, BIG, GONE, FILE_TOMB2 = _FILE.format("a.md"), _FILE.format("big.md"), _FILE.format("gone.md"), _FILE.format("x.md")
 NOTES, OLD = _LOG.format("notes"), _LOG.format("old")
+V9 = sha256_hex("v9\n")  # the hash of a content no version holds
 NEW_VERSION = "INSERT INTO file_versions (file_id, version, content, bytes, lines, sha256, created_at) VALUES"
 NEW_ENTRY = "INSERT INTO log_entries (log_id, entry_id, entry, bytes, created_at) VALUES"
 NEW_SUMMARY = "INSERT INTO summaries (file_id, version, summary, model, created_at) VALUES"
@@ -49,16 +51,17 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
          "UPDATE agents SET bytes = bytes - 3 WHERE agent_id = 'alice'"],
         {"version-gap"},
     ),
-    "too-many-versions": (
-        [f"{NEW_VERSION} ({A}, 2, 'v1' || char(10), 3, 1, 'x', 0)",
-         "UPDATE agents SET bytes = bytes + 3 WHERE agent_id = 'alice'"],
-        {"too-many-versions"},
-    ),
     "head-mismatch": ([f"UPDATE files SET sha256 = 'beef' WHERE id = {A}"], {"head-mismatch"}),
     "version-size": ([f"UPDATE file_versions SET content = 'v4!!' WHERE file_id = {A} AND version = 5"],
-                     {"version-size"}),
+                     {"version-size", "version-hash"}),  # another content: another hash too
+    # the head's content replaced by another of the same size and lines: only its hash tells
+    "version-hash": ([f"UPDATE file_versions SET content = 'zz' || char(10) WHERE file_id = {A} AND version = 5"],
+                     {"version-hash"}),
+    "version-hash-old": ([f"UPDATE file_versions SET sha256 = '{V9}' WHERE file_id = {A} AND version = 3"],
+                         {"version-hash"}),
+    "version-lines": ([f"UPDATE file_versions SET lines = 2 WHERE file_id = {A} AND version = 4"], {"version-lines"}),
     "tombstone-versions": (
-        [f"{NEW_VERSION} ({GONE}, 2, 'old', 3, 1, 'x', 0)",
+        [f"{NEW_VERSION} ({GONE}, 2, 'old', 3, 1, '{sha256_hex('old')}', 0)",
          "UPDATE agents SET bytes = bytes + 3 WHERE agent_id = 'alice'"],
         {"tombstone-versions"},
     ),
@@ -218,6 +221,32 @@ def test_summaries_of_pruned_versions_do_not_outlive_them(filled: str) -> None:
     store.close()
     report = run_check(filled)
     assert report.ok, list(report.lines())
+
+
+@SQL_ONLY
+def test_more_versions_than_the_setting_is_a_note_until_the_next_write(filled: str) -> None:
+    """A store written with SCRATCHPAD_MAX_VERSIONS=10 and checked with 3 is sound: a write prunes only its own
+    file, so lowering the setting leaves each file's extra versions until its next write."""
+    store = open_store(filled, limits=Limits(max_versions=10))
+    for n in range(6):
+        store.write_file("bob", "b.md", f"bob {n}\n")
+        store.write_file("bob", "c.md", f"bob {n}\n")
+    store.close()
+    note = ("note: 2 files retain more than SCRATCHPAD_MAX_VERSIONS=3 versions (up to 7), as kept under a higher "
+            "setting; the extra versions go at each file's next write. Not a violation.")  # fmt: skip
+    report = run_check(filled)
+    assert report.ok and report.notes == [note], list(report.lines())
+    assert list(report.lines()) == [note, report.summary()]
+    assert run_check(filled, "alice").notes == []
+    command = db_check(filled, LIMITS, "--agent", "bob")
+    assert command.returncode == 0, command.stderr
+    assert command.stdout.splitlines()[0] == note
+    assert command.stdout.splitlines()[1].startswith("OK: agent 'bob': ")
+
+    store = open_store(filled, limits=LIMITS)  # the next write under the lower setting prunes that file
+    store.write_file("bob", "b.md", "bob again\n")
+    store.close()
+    assert run_check(filled).notes == [note.replace("2 files retain", "1 file retains").replace("up to 7", "up to 6")]
 
 
 @SQL_ONLY
