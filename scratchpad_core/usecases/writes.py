@@ -215,7 +215,8 @@ class FileWrites(UseCaseBase):
             if outcome.reason == "conflict":
                 assert expected is not None, "only an expected version can conflict"
                 current = uow.files.get(agent_id, path)
-                if current is None or not current.current_version or current.sha256 != head.sha256:
+                landed = current is not None and expected < current.current_version and current.sha256 == head.sha256
+                if not landed:  # only a version the file has moved on from can be one this call was made on
                     raise VersionConflict(path, expected, outcome.current_version)
                 self._count(uow, agent_id)  # a retry whose change has landed: the file holds this content
                 return Committed(outcome.current_version, 0, already_applied=True)

@@ -245,6 +245,11 @@ def test_a_write_that_landed_is_already_applied(store: Scratchpad, recount: Reco
     assert store.write_file(A, "f.md", "v2", expected_version=1) == WriteResult("f.md", 2, 0, already_applied=True)
     with pytest.raises(VersionConflict):
         store.write_file(A, "f.md", "v1", expected_version=1)  # the file holds something else
+    for never in (3, 99):  # the file is at version 2: no call can have been made on a version it never had
+        with pytest.raises(VersionConflict):
+            store.write_file(A, "f.md", "v2", expected_version=never)
+    with pytest.raises(VersionConflict):
+        store.restore_version(A, "f.md", 2, expected_version=5)
     assert recount.versions(A, "f.md") == [1, 2]
     assert before["file_versions"] == recount.snapshot(A)["file_versions"][:1]
 

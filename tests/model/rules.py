@@ -7,8 +7,8 @@ error; a refused call changes nothing. The rules, as the README states them:
 - a write makes version N+1 of the path (N: its last number, remembered after a delete); identical content
   makes none (unchanged); the newest max_versions versions are kept;
 - expected_version: on a mismatch nothing changes and the call conflicts, unless the file already holds
-  exactly what the call would have made of the expected version (already_applied; a delete whose file is
-  gone); 0 means "must not exist";
+  exactly what the call would have made of the expected version, having moved on from it (already_applied;
+  a delete whose file is gone); 0 means "must not exist";
 - edit_file replaces exactly one occurrence (or all with replace_all); insert_lines puts whole lines after
   a line (0 top, -1 end; either creates a missing file);
 - log entry ids count up within a log and carry on after delete_log;
@@ -137,7 +137,7 @@ class Model:
     def _store(self, a: Agent, path: str, content: str, expected: int | None) -> Reply:
         f = a.files[path]
         if expected is not None and expected != f.current:
-            if f.current and f.content == content:
+            if f.current and expected < f.current and f.content == content:  # moved on from expected, to this
                 return write_reply(f.current, 0, applied=True)
             raise Refused(VersionConflict)
         if f.current and f.content == content:
