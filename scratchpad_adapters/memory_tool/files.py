@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 from anthropic.lib.tools import ToolError
 
+from scratchpad_core.actors import LIBRARY, check_actor
 from scratchpad_core.errors import NotFound, ScratchpadError, VersionConflict
 from scratchpad_core.paths import check_agent_id
 from scratchpad_core.results import FileInfo
@@ -27,9 +28,10 @@ EDIT_ATTEMPTS = 10  # reads and writes of one edit, when other writers keep gett
 
 
 class MemoryFiles:
-    def __init__(self, store: Scratchpad, agent_id: str) -> None:
+    def __init__(self, store: Scratchpad, agent_id: str, actor: str = LIBRARY) -> None:
         self.store = store
         self.agent_id = check_agent_id(agent_id)
+        self.actor = check_actor(actor)
 
     def view(self, path: str, view_range: Sequence[int] | None) -> str:
         relative = resolve(path)
@@ -50,7 +52,9 @@ class MemoryFiles:
             if not relative or self._is_dir(relative):
                 raise ToolError(f"File {path} already exists")
             try:
-                written = self.store.write_file(self.agent_id, relative, file_text, expected_version=0)
+                written = self.store.write_file(
+                    self.agent_id, relative, file_text, expected_version=0, actor=self.actor
+                )
             except VersionConflict:
                 raise ToolError(f"File {path} already exists") from None
             if written.already_applied:  # the file was there with this very text: a retry's success, not a create
@@ -133,7 +137,9 @@ class MemoryFiles:
                     raise ToolError(f"The path {path} does not exist. Please provide a valid path.")
                 content, version = read
                 try:
-                    self.store.write_file(self.agent_id, relative, change(content), expected_version=version)
+                    self.store.write_file(
+                        self.agent_id, relative, change(content), expected_version=version, actor=self.actor
+                    )
                     return
                 except VersionConflict:
                     time.sleep(random.uniform(0, 0.001 * 2**attempt))  # jitter: racing writers fall out of step

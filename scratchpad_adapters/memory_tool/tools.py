@@ -14,6 +14,7 @@ from anthropic.types.beta import (
 )
 from anyio.to_thread import run_sync
 
+from scratchpad_core.actors import LIBRARY
 from scratchpad_core.service import Scratchpad
 
 from .files import MemoryFiles
@@ -23,14 +24,20 @@ class ScratchpadMemoryTool(BetaAbstractMemoryTool):
     """The memory tool on `agent_id`'s files in `store`: /memories/notes.md is the file notes.md.
 
     Pass it to `client.beta.messages.tool_runner(tools=[...])`. Every change is a scratchpad version,
-    delete or rename, so it can be listed, diffed and restored like any other.
+    delete or rename, so it can be listed, diffed and restored like any other; its versions record `actor`
+    as who made them (e.g. "memory-tool:research-worker-3"; by default "library", as any library call).
     """
 
     def __init__(
-        self, store: Scratchpad, agent_id: str, *, cache_control: BetaCacheControlEphemeralParam | None = None
+        self,
+        store: Scratchpad,
+        agent_id: str,
+        *,
+        actor: str = LIBRARY,
+        cache_control: BetaCacheControlEphemeralParam | None = None,
     ) -> None:
         super().__init__(cache_control=cache_control)
-        self.files = MemoryFiles(store, agent_id)
+        self.files = MemoryFiles(store, agent_id, actor)
 
     def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return self.files.view(command.path, command.view_range)
@@ -59,10 +66,15 @@ class AsyncScratchpadMemoryTool(BetaAsyncAbstractMemoryTool):
     blocking database calls never stall the event loop."""
 
     def __init__(
-        self, store: Scratchpad, agent_id: str, *, cache_control: BetaCacheControlEphemeralParam | None = None
+        self,
+        store: Scratchpad,
+        agent_id: str,
+        *,
+        actor: str = LIBRARY,
+        cache_control: BetaCacheControlEphemeralParam | None = None,
     ) -> None:
         super().__init__(cache_control=cache_control)
-        self.files = MemoryFiles(store, agent_id)
+        self.files = MemoryFiles(store, agent_id, actor)
 
     async def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
         return await run_sync(self.files.view, command.path, command.view_range)

@@ -10,7 +10,7 @@ import pytest
 from anthropic.lib.tools import ToolError
 
 from scratchpad_adapters.memory_tool import AsyncScratchpadMemoryTool, ScratchpadMemoryTool
-from scratchpad_core.errors import InvalidAgentId
+from scratchpad_core.errors import InvalidAgentId, InvalidInput
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
 from tests.conftest import StoreFactory
@@ -197,3 +197,17 @@ def test_the_async_tool_answers_as_the_sync_one(store: Scratchpad) -> None:
     assert anyio.run(run_async) == expected
     assert "error: No replacement was performed. Multiple occurrences" in expected[1]
     assert store.list_files("async-agent").files == []
+
+
+def test_versions_record_the_actor_the_program_names(store: Scratchpad) -> None:
+    memory = ScratchpadMemoryTool(store, AGENT, actor="memory-tool:worker-3")
+    memory.call(create("/memories/a.md", "one\n"))
+    memory.call({"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "two"})
+    ScratchpadMemoryTool(store, AGENT).call(
+        {"command": "insert", "path": "/memories/a.md", "insert_line": 0, "insert_text": "zero"}
+    )
+    assert [v.by for v in store.list_versions(AGENT, "a.md").versions] == [
+        "memory-tool:worker-3", "memory-tool:worker-3", "library",
+    ]  # fmt: skip
+    with pytest.raises(InvalidInput):
+        ScratchpadMemoryTool(store, AGENT, actor="")
