@@ -6,20 +6,35 @@ operation counted), one bounded page at a time; a table for a person, or --json 
 
 from __future__ import annotations
 
+import re
+import shlex
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
-from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_LIST_LIMIT
-from scratchpad_core.errors import InvalidInput
+from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_LIST_LIMIT, MAX_SEARCH_RESULTS
+from scratchpad_core.errors import InvalidInput, ScratchpadError
 from scratchpad_core.results import LogEntryOut
 
 from .cli import Invocation
 from .cli_root import Command, pass_invocation
-from .inspect_output import emit_json, fullest, more, plain, print_diff, quota_use, table, unified, when
+from .inspect_output import (
+    CONTINUED,
+    emit_json,
+    fullest,
+    more,
+    plain,
+    print_diff,
+    print_text,
+    quota_use,
+    table,
+    unified,
+    when,
+)
 from .inspect_store import Inspection, inspecting
+from .visible_text import screen_line
 
 F = TypeVar("F", bound=Callable[..., Any])
 SECTION = "Inspection commands (read-only)"
@@ -49,7 +64,12 @@ def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Comma
     def decorate(function: Callable[..., None]) -> click.Command:
         def run(invocation: Invocation, /, **options: Any) -> int:
             with inspecting(invocation) as inspection:
-                function(inspection, **options)
+                try:
+                    function(inspection, **options)
+                except ScratchpadError as error:
+                    error.message = in_cli_terms(error.message, options)
+                    error.args = (error.message,)
+                    raise
             return 0
 
         run.__doc__ = function.__doc__
@@ -59,6 +79,57 @@ def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Comma
         return command
 
     return decorate
+
+
+def in_cli_terms(message: str, options: dict[str, Any]) -> str:
+    """The library's message (worded for an MCP client: tools and their arguments) in this command line's terms:
+    the command that lists what is there, the option that was wrong."""
+    agent = shlex.quote(str(options.get("agent_id", "AGENT")))
+    path = shlex.quote(str(options.get("path", "PATH")))
+    words = {
+        "Use list_files to see this agent's files.": f"`scratchpad-mcp files --agent {agent}` lists its files.",
+        "Use list_versions to see which are.": f"`scratchpad-mcp versions --agent {agent} {path}` lists them.",
+        "Fix the pattern, or pass regex=false for a literal search.": "Fix the pattern, or drop --regex to search for "
+        "the text as it is.",
+        "use regex=false.": "drop --regex to search for the text as it is.",
+        "Invalid cursor: pass the next_cursor of the previous page unchanged.": "Invalid --cursor: pass the cursor "
+        "the previous page ended with, unchanged.",
+    }  # fmt: skip
+    for said, meant in words.items():
+        message = message.replace(said, meant)
+    lines = re.fullmatch(r"Invalid start_line \d+: (.*) has (\d+) lines\.", message)
+    if lines is not None:
+        count = int(lines[2])
+        message = f"Invalid --lines {options.get('span')}: {lines[1]} has {count} line{'' if count == 1 else 's'}."
+    return message
+
+
+class VersionNumber(click.ParamType[int]):
+    """FROM or TO of a diff: a version number as `versions` lists them."""
+
+    name = "version"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int) and value >= 1:
+            return value
+        text = str(value).strip()
+        if not text.isdecimal() or int(text) < 1:
+            what = param.human_readable_name.strip("[]") if param is not None else "a version"
+            self.fail(
+                f"{what} must be a version number (1, 2, ... as `versions` lists them), not {value!r}.", param, ctx
+            )
+        return int(text)
+
+
+class VersionArgument(click.Argument):
+    """An argument whose usage shows brackets (`[FROM [TO]]`) but whose errors name it plainly (FROM)."""
+
+    @property
+    def human_readable_name(self) -> str:
+        return (self.metavar or self.name or "").strip("[]")
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        return f"'{self.human_readable_name}'"
 
 
 @inspection_command("agents")
@@ -130,7 +201,7 @@ def cat(inspection: Inspection, agent_id: str, path: str, version: int | None, s
     if as_json:
         emit_json(read)
     else:
-        click.echo(read.content or "", nl=False)
+        print_text(read.content or "")
 
 
 @inspection_command("versions")
@@ -153,8 +224,8 @@ def versions(inspection: Inspection, agent_id: str, path: str, as_json: bool) ->
 @inspection_command("diff")
 @agent_option
 @path_argument
-@click.argument("old", metavar="[FROM", type=click.IntRange(min=1), required=False)
-@click.argument("new", metavar="[TO]]", type=click.IntRange(min=1), required=False)
+@click.argument("old", cls=VersionArgument, metavar="[FROM", type=VersionNumber(), required=False)
+@click.argument("new", cls=VersionArgument, metavar="[TO]]", type=VersionNumber(), required=False)
 @json_option
 def diff(inspection: Inspection, agent_id: str, path: str, old: int | None, new: int | None, as_json: bool) -> None:
     """Show the changes between two versions of a file.
@@ -203,7 +274,7 @@ def logs(
 @click.option(
     "--since", metavar="ID", type=click.IntRange(min=0), help="Only entries after this entry id (a last_entry_id)."
 )
-@click.option("--tail", metavar="N", type=click.IntRange(1, LOG_PAGE_SIZE), help="Only the newest N entries.")
+@click.option("--tail", metavar="N", type=click.IntRange(min=1), help="Only the newest N entries (any number).")
 @click.option("--follow", "-f", is_flag=True, help="Keep printing new entries as they come, until interrupted.")
 @click.option(
     "--interval",
@@ -218,21 +289,20 @@ def log(inspection: Inspection, agent_id: str, path: str, since: int | None, tai
         interval: float, as_json: bool) -> None:  # fmt: skip
     """Print a log's entries, oldest first.
 
-    Each line: the entry id, its time, who appended it, the entry (with --json, one JSON line each).
-    Continue where a reading stopped with --since and the last entry id printed; --follow keeps polling
-    for new entries until interrupted (Ctrl-C).
+    Each line: the entry id, its time, who appended it, the entry (with --json, one JSON line each). The
+    further lines of a multi-line entry are indented under it after "|", control characters shown as
+    symbols. Continue where a reading stopped with --since and the last entry id printed; --follow keeps
+    polling for new entries until interrupted (Ctrl-C).
     """
     if since is not None and tail is not None:
         raise click.UsageError(
             "--since and --tail cannot be combined: --since N reads on after entry N, --tail N shows the newest N."
         )
     store, agent_id = inspection.store, inspection.agent(agent_id)
-    inspection.log(agent_id, path)
+    found = inspection.log(agent_id, path)
     last = since or 0
-    if tail is not None:
-        page = store.read_log(agent_id, path, tail=tail, show_by=True)
-        _print_entries(page.entries, as_json)
-        last = page.last_entry_id
+    if tail is not None:  # ids are contiguous: the newest N follow entry last_entry_id - N, read page by page
+        last = max(0, found.last_entry_id - tail)
     while True:
         page = store.read_log(agent_id, path, since_entry=last, limit=LOG_PAGE_SIZE, show_by=True)
         _print_entries(page.entries, as_json)
@@ -249,7 +319,10 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
         if as_json:
             emit_json(entry)
         else:
-            click.echo(f"#{entry.id}  {when(entry.created_at)}  {entry.by}  {entry.entry}")
+            first, *further = entry.entry.split("\n")
+            click.echo(f"#{entry.id}  {when(entry.created_at)}  {screen_line(entry.by or '-')}  {screen_line(first)}")
+            for line in further:
+                click.echo(f"{CONTINUED}{screen_line(line)}" if line else CONTINUED.rstrip())
 
 
 @inspection_command("search")
@@ -258,7 +331,12 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
 @click.option("--regex", is_flag=True, help="QUERY is a regular expression, not literal text.")
 @prefix_option
 @click.option(
-    "--limit", metavar="N", type=click.IntRange(min=1), default=100, show_default=True, help="Matches to show at most."
+    "--limit",
+    metavar="N",
+    type=click.IntRange(1, MAX_SEARCH_RESULTS),
+    default=100,
+    show_default=True,
+    help="Matches to show at most.",
 )
 @json_option
 def search(inspection: Inspection, agent_id: str, query: str, regex: bool, prefix: str | None, limit: int,
@@ -273,7 +351,7 @@ def search(inspection: Inspection, agent_id: str, query: str, regex: bool, prefi
         emit_json(found)
         return
     for match in found.matches:
-        click.echo(f"{match.path}:{match.line}: {match.text}")
+        click.echo(f"{screen_line(match.path)}:{match.line}: {screen_line(match.text)}")
     if found.has_more:
         advice = "narrow the query or --prefix, or raise --limit"
         click.echo(f"scratchpad-mcp: more matches than {limit}: {advice}.", err=True)

@@ -1,5 +1,10 @@
 """How inspection commands print: aligned tables and times for a person, JSON for a script, a unified diff
-coloured only on a terminal (click drops the colour when stdout is piped)."""
+coloured only on a terminal.
+
+Stored text never reaches a terminal raw: on a terminal its control characters show as visible symbols
+(visible_text), and a table (log, search) shows them so even when piped, so that no entry can forge a line.
+Content printed whole (cat, a diff) into a pipe or file is written byte for byte, through sys.stdout's buffer:
+click.echo would strip what looks like colour from it."""
 
 from __future__ import annotations
 
@@ -7,6 +12,8 @@ import dataclasses
 import datetime
 import difflib
 import json
+import re
+import sys
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -15,6 +22,34 @@ import click
 from scratchpad_core import quotas
 from scratchpad_core.limits import Limits
 from scratchpad_core.model import Usage
+
+from .visible_text import INVISIBLE, screen_line, screen_text
+
+CONTINUED = "    | "
+"""What starts each further line of a multi-line log entry: never a `#ID` at the start of a line, as an entry."""
+
+
+def on_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
+def write_exactly(text: str) -> None:
+    """`text` on stdout byte for byte (UTF-8), whatever it holds."""
+    sys.stdout.flush()
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (some test captures)
+        sys.stdout.write(text)
+    else:
+        buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
+
+
+def print_text(text: str) -> None:
+    """Stored content whole: visible controls on a terminal, the exact bytes into a pipe or file."""
+    if on_terminal():
+        click.echo(screen_text(text), nl=False)
+    else:
+        write_exactly(text)
 
 
 def when(ms: int | None) -> str:
@@ -25,7 +60,7 @@ def when(ms: int | None) -> str:
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]], *, right: Sequence[str] = ()) -> None:
     """Columns as wide as their widest cell; the columns named in `right` (numbers) aligned right."""
-    cells = [[str(cell) for cell in row] for row in rows]
+    cells = [[screen_line(str(cell)) for cell in row] for row in rows]
     widths = [max([len(header), *(len(row[i]) for row in cells)]) for i, header in enumerate(headers)]
     for row in [list(headers), *cells]:
         padded = [
@@ -46,8 +81,14 @@ def plain(value: Any) -> Any:
     return value
 
 
+_RAW_IN_JSON = re.compile("[\x7f-\x9f" + "".join(map(chr, INVISIBLE)) + "]")
+
+
 def emit_json(value: Any) -> None:
-    click.echo(json.dumps(plain(value), ensure_ascii=False))
+    """One JSON line. json escapes C0 controls; DEL, C1 and the bidi controls are escaped here too (the same
+    JSON value: they only ever stand inside strings), so a JSON line on a terminal cannot act on it either."""
+    text = json.dumps(plain(value), ensure_ascii=False)
+    click.echo(_RAW_IN_JSON.sub(lambda found: f"\\u{ord(found[0]):04x}", text))
 
 
 def more(what: str, cursor: str | None) -> None:
@@ -72,15 +113,19 @@ def _share(used: int, quota: int) -> float:
 
 def unified(before: str, after: str, old_name: str, new_name: str) -> list[str]:
     """The unified diff from `before` to `after`, one line each without its ending."""
-    lines = difflib.unified_diff(
-        before.splitlines(keepends=True), after.splitlines(keepends=True), old_name, new_name
-    )  # fmt: skip
+    lines = difflib.unified_diff(_split(before), _split(after), old_name, new_name)
     shown: list[str] = []
     for line in lines:
         shown.append(line.rstrip("\n"))
         if not line.endswith("\n"):
             shown.append("\\ No newline at end of file")
     return shown
+
+
+def _split(text: str) -> list[str]:
+    """Lines as stored, each with its line feed: only "\\n" ends a line (str.splitlines also splits at form
+    feeds, carriage returns and separators, which would break one stored line in two)."""
+    return re.findall(r"[^\n]*\n|[^\n]+\Z", text)
 
 
 STYLES: dict[str, dict[str, Any]] = {
@@ -93,6 +138,10 @@ STYLES: dict[str, dict[str, Any]] = {
 
 
 def print_diff(lines: Iterable[str]) -> None:
+    """Coloured, stored controls visible, on a terminal; the diff's exact text into a pipe (a patch)."""
+    if not on_terminal():
+        write_exactly("".join(f"{line}\n" for line in lines))
+        return
     for line in lines:
         style = next((style for start, style in STYLES.items() if line.startswith(start)), {})
-        click.secho(line, **style)
+        click.secho(screen_line(line), **style)

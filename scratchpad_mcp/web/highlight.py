@@ -17,17 +17,12 @@ from pygments.lexers import TextLexer, get_lexer_for_filename
 from pygments.token import STANDARD_TYPES, _TokenType
 from pygments.util import ClassNotFound
 
+# The one mapping of control characters, shared with the command line; re-exported: importable from here.
+from ..visible_text import visible as visible  # noqa: PLC0414
+
 MAX_COLOURED_LINE = 5_000  # characters; a window with a longer line is shown plain (a lexer's cost grows with it)
 MAX_COLOURED_CHARS = 100_000  # characters of one window coloured at most; a larger window is shown plain
 CSS_SCOPE = ".code"
-
-_VISIBLE = {c: 0x2400 + c for c in range(32) if c != 9} | {127: 0x2421}
-_VISIBLE |= {c: 0xFFFD for c in range(0x80, 0xA0)}
-
-
-def visible(text: str) -> str:
-    """Control characters (but tabs) as their visible pictures: nothing stored can act on the page."""
-    return text.translate(_VISIBLE)
 
 
 @functools.lru_cache(maxsize=256)
