@@ -32,10 +32,13 @@ class SqlAgentDirectory:
             return [Usage(**row._mapping) for row in c.execute(query)]
 
     def agent(self, agent_id: str) -> Usage:
+        return self.found(agent_id) or Usage(agent_id)
+
+    def found(self, agent_id: str) -> Usage | None:
         query = select(agents_table).where(agents_table.c.agent_id == agent_id)
         with classified(), self._engine.connect() as c, snapshot(c).begin():
             row = c.execute(query).first()
-        return Usage(agent_id) if row is None else Usage(**row._mapping)
+        return None if row is None else Usage(**row._mapping)
 
 
 class MemoryAgentDirectory:
@@ -48,7 +51,10 @@ class MemoryAgentDirectory:
         return [rows[name] for name in itertools.islice(names, limit)]
 
     def agent(self, agent_id: str) -> Usage:
-        return self._database.tables.agents.get(agent_id, Usage(agent_id))
+        return self.found(agent_id) or Usage(agent_id)
+
+    def found(self, agent_id: str) -> Usage | None:
+        return self._database.tables.agents.get(agent_id)
 
 
 def agent_directory(backend: Backend) -> SqlAgentDirectory | MemoryAgentDirectory:

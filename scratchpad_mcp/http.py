@@ -11,7 +11,7 @@ from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -76,10 +76,18 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         Route("/health", health, methods=["GET"]),
         Route("/ready", ready, methods=["GET"]),
         Route("/metrics", prometheus, methods=["GET"]),
+        Route("/ui", to_the_view, methods=["GET"]),
         Mount("/ui", app=web_app(settings, backend, signed_in=uses_keys(settings))),  # the read-only web view
         Mount("/", app=KeyRequired(mcp_app, metrics) if uses_keys(settings) else mcp_app),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
+
+
+async def to_the_view(request: Request) -> Response:
+    """/ui, as the README names the view, is /ui/ (the mount answers only below it): a relative redirect, which
+    holds behind a proxy that serves the server under a prefix."""
+    query = request.url.query
+    return RedirectResponse("ui/" + (f"?{query}" if query else ""), status_code=307)
 
 
 class NoEventStream:

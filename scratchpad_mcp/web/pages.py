@@ -16,13 +16,16 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 
 from scratchpad_core.errors import AccessDenied, InvalidInput, NotFound, ScratchpadError
 from scratchpad_core.paths import check_agent_id
+from scratchpad_core.results import LogEntryOut, LogPage
 from scratchpad_core.service import Scratchpad
 
 from . import reading
 from .access import COOKIE, LOCAL, SESSION_MS, Sessions, Viewer
+from .highlight import visible
 
 T = TypeVar("T")
 STATUS = {NotFound: 404, AccessDenied: 403, InvalidInput: 400}
+HEADINGS = {404: "Not found", 403: "Not yours to see", 400: "Not understood"}
 
 
 class Pages:
@@ -53,7 +56,8 @@ class Pages:
             values = await anyio.to_thread.run_sync(build, viewer)
         except ScratchpadError as error:
             status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
-            return self.render(request, "error.html", status, viewer=viewer, message=error.message)
+            heading = HEADINGS.get(status, "Not shown")
+            return self.render(request, "error.html", status, viewer=viewer, heading=heading, message=error.message)
         return self.render(request, name, viewer=viewer, **values)
 
     # -- pages ----------------------------------------------------------------------------------------------
@@ -62,7 +66,8 @@ class Pages:
 
         def build(viewer: Viewer) -> dict[str, Any]:
             if viewer.agent_id is not None:  # an agent's key: its own agent only
-                rows, more = [self._agents.agent(viewer.agent_id)], None
+                own = self._agents.found(viewer.agent_id)
+                rows, more = [own] if own else [], None
             else:
                 found = list(self._agents.agents(after, reading.AGENTS_PAGE + 1))
                 more = found[reading.AGENTS_PAGE - 1].agent_id if len(found) > reading.AGENTS_PAGE else None
@@ -76,7 +81,7 @@ class Pages:
         cursor = request.query_params.get("cursor") or None
 
         def build(viewer: Viewer) -> dict[str, Any]:
-            seen(viewer, agent_id)
+            self.seen(viewer, agent_id)
             files = self._store.list_files(agent_id, limit=reading.FILES_PAGE, cursor=cursor)
             logs = self._store.list_logs(agent_id)
             return {"agent": agent_id, "rows": reading.tree(files.files), "files": files, "logs": logs.logs}
@@ -88,7 +93,7 @@ class Pages:
         q = request.query_params
 
         def build(viewer: Viewer) -> dict[str, Any]:
-            seen(viewer, agent_id)
+            self.seen(viewer, agent_id)
             versions = self._store.list_versions(agent_id, path)
             version = number(q, "version")
             old, new = number(q, "from"), number(q, "to")
@@ -115,7 +120,7 @@ class Pages:
         agent_id, path = request.path_params["agent"], request.path_params["path"]
 
         def build(viewer: Viewer) -> dict[str, Any]:
-            seen(viewer, agent_id)
+            self.seen(viewer, agent_id)
             before = number(request.query_params, "before")
             return {"agent": agent_id, "path": path, "log": reading.log_page(self._store, agent_id, path, before),
                     "live": before is None}  # fmt: skip
@@ -128,15 +133,25 @@ class Pages:
         viewer = await self.viewer(request)
         if viewer is None:
             return JSONResponse({"error": "Sign in again: the session has ended."}, status_code=401)
+
+        def read() -> LogPage:
+            self.seen(viewer, agent_id)
+            return reading.new_entries(self._store, agent_id, path, number(request.query_params, "after") or 0)
+
         try:
-            seen(viewer, agent_id)
-            after = number(request.query_params, "after") or 0
-            page = await anyio.to_thread.run_sync(reading.new_entries, self._store, agent_id, path, after)
+            page = await anyio.to_thread.run_sync(read)
         except ScratchpadError as error:
             status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
             return JSONResponse({"error": error.message}, status_code=status)
-        entries = [{"id": e.id, "entry": e.entry, "created_at": e.created_at} for e in page.entries]
+        entries = [shown_entry(e) for e in page.entries]
         return JSONResponse({"entries": entries, "last_entry_id": page.last_entry_id, "has_more": page.has_more})
+
+    def seen(self, viewer: Viewer, agent_id: str) -> None:
+        """An agent the viewer may see (else refused, whether it exists or not) and the store knows."""
+        check_agent_id(agent_id)
+        viewer.check(agent_id)
+        if self._agents.found(agent_id) is None:
+            raise NotFound(f"No agent {agent_id!r} in this store: it has stored nothing. The agents page lists them.")
 
     async def search(self, request: Request) -> Response:
         agent_id = request.path_params["agent"]
@@ -144,7 +159,7 @@ class Pages:
         regex = request.query_params.get("regex") == "1"
 
         def build(viewer: Viewer) -> dict[str, Any]:
-            seen(viewer, agent_id)
+            self.seen(viewer, agent_id)
             result = None
             if query:
                 result = self._store.search_files(agent_id, query, max_results=200, regex=regex)
@@ -179,9 +194,13 @@ class Pages:
         return response
 
 
-def seen(viewer: Viewer, agent_id: str) -> None:
-    check_agent_id(agent_id)
-    viewer.check(agent_id)
+def shown_entry(entry: LogEntryOut) -> dict[str, Any]:
+    """An entry as the live log's JSON carries it: as stored, and as a page shows it (control and bidi
+    characters as visible marks, the same text a reload shows)."""
+    return {
+        "id": entry.id, "entry": entry.entry, "by": entry.by, "created_at": entry.created_at,
+        "shown": {"entry": visible(entry.entry), "by": visible(entry.by or "—")},
+    }  # fmt: skip
 
 
 def number(query: Any, name: str) -> int | None:

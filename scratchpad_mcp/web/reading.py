@@ -34,6 +34,9 @@ class AgentDirectory(Protocol):
     def agent(self, agent_id: str) -> Usage:
         """One agent's counters (all zero for an agent with nothing stored)."""
 
+    def found(self, agent_id: str) -> Usage | None:
+        """One agent's counters, or None for an agent the store has never heard of (no call of it counted)."""
+
 
 @dataclass(frozen=True)
 class QuotaUse:
@@ -146,13 +149,13 @@ def log_page(store: Scratchpad, agent_id: str, path: str, before: int | None) ->
     start = max(first, end - LOG_PAGE + 1)
     entries: list[LogEntryOut] = []
     if end >= start:
-        entries = store.read_log(agent_id, path, since_entry=start - 1, limit=end - start + 1).entries
+        entries = store.read_log(agent_id, path, since_entry=start - 1, limit=end - start + 1, show_by=True).entries
     entries.sort(key=lambda e: -e.id)
     return LogView(entries, total, newest, start if entries and start > first else None)
 
 
 def new_entries(store: Scratchpad, agent_id: str, path: str, after: int) -> LogPage:
-    """Entries after `after`, oldest first (what a live page adds on top)."""
+    """Entries after `after`, oldest first, each with who appended it (what a live page adds on top)."""
     if after < 0:
         raise InvalidInput("Invalid after: use 0 or the last entry id the page shows.")
-    return store.read_log(agent_id, path, since_entry=after, limit=LOG_PAGE_SIZE)
+    return store.read_log(agent_id, path, since_entry=after, limit=LOG_PAGE_SIZE, show_by=True)

@@ -150,6 +150,16 @@ def test_the_live_log_picks_up_an_append_made_over_mcp(site: Site, browser: Any)
     first = browser.find_element(By.CSS_SELECTOR, "#entries li")
     assert "step 2" in first.text  # newest first
     assert browser.find_elements(By.CSS_SELECTOR, "#entries i") == []
+    assert first.find_element(By.CSS_SELECTOR, ".by").text == f"key:{secret.split('_')[1]} ({agent}'s key)"
+
+    site.store.append_log(agent, "progress.log", "step 3\x1b[2J line2\u202eRTL", actor="a \u202eman")
+    WebDriverWait(browser, WAIT).until(lambda b: "step 3" in b.find_element(By.ID, "entries").text)
+    live = browser.find_element(By.CSS_SELECTOR, "#entries li").get_attribute("outerHTML")
+    browser.refresh()
+    wait_for(browser, "#entries li")
+    again = browser.find_element(By.CSS_SELECTOR, "#entries li")
+    assert "\x1b" not in again.text and "\u202e" not in again.text and "␛[2J" in again.text
+    assert live.replace(' class="new"', "") == again.get_attribute("outerHTML")  # live as a reload shows it
 
 
 def test_an_agents_key_sees_only_its_agent(site: Site, browser: Any) -> None:
@@ -173,8 +183,9 @@ def test_an_agents_key_sees_only_its_agent(site: Site, browser: Any) -> None:
 
 def test_an_admin_key_calls_no_tools(site: Site) -> None:
     async def call() -> str:
-        async with connect(site.server.mcp_url, site.admin_key) as client:
-            return await refused(client, "list_files", {"agent_id": "anyone"})
+        async with connect(site.server.mcp_url, site.admin_key) as client:  # it initializes, and lists the tools
+            assert len((await client.list_tools()).tools) == 15
+            return await refused(client, "list_files", {"agent_id": "anyone"})  # but every call is refused
 
     message = anyio.run(call)
     assert "admin key" in message and "calls no tools" in message
@@ -188,6 +199,31 @@ def test_pages_are_locked_down(site: Site) -> None:
     assert "<script>" not in response.text
     assert httpx2.get(f"{site.ui}/", timeout=30, follow_redirects=False).status_code == 303  # to the sign-in form
     assert httpx2.post(f"{site.ui}/a/x/file/y", timeout=30).status_code == 405  # no page takes a write
+
+
+def test_the_versions_fit_a_1400_pixel_window(site: Site, browser: Any) -> None:
+    agent = unique("wide")
+    for n in range(1, 4):
+        site.store.write_file(agent, "notes.md", f"v{n}\n", actor=f"key:{uuid.uuid4().hex[:12]} (the nightly planner)")
+    sign_in(browser, site, site.admin_key)
+    assert browser.execute_script("return window.innerWidth") == 1400
+    browser.get(f"{site.ui}/a/{agent}/file/notes.md?from=1&to=3&view=split")
+    wait_for(browser, "#versions")
+    right, width, scrolled = browser.execute_script(
+        "const root = document.documentElement;"
+        "return [document.getElementById('versions').getBoundingClientRect().right, root.clientWidth, root.scrollWidth]"
+    )
+    assert right <= width and scrolled <= width  # every column in the window: no "size" past its edge
+    header = browser.find_elements(By.CSS_SELECTOR, "#versions th")
+    assert [h.text for h in header] == ["from", "to", "version", "by", "when", "size"]
+    assert all(h.is_displayed() and h.rect["x"] + h.rect["width"] <= width for h in header)
+
+
+def test_ui_without_its_slash_is_the_view(site: Site, browser: Any) -> None:
+    sign_in(browser, site, site.admin_key)
+    browser.get(site.ui)
+    wait_for(browser, "#agents")
+    assert browser.current_url == f"{site.ui}/"
 
 
 AGENT_V1 = '''"""Research notes kept by the agent between sessions."""

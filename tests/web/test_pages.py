@@ -119,7 +119,7 @@ def test_signing_in_sets_a_strict_cookie_without_the_key(backend: Backend, keyed
     signed = keyed.post("/signin", data={"key": secret}, follow_redirects=False)
     cookie = signed.headers["set-cookie"]
     assert signed.status_code == 303 and "HttpOnly" in cookie and "SameSite=strict" in cookie
-    assert secret not in cookie and secret.split("_")[-1] not in cookie
+    assert secret not in cookie and secret.split("_", 2)[2] not in cookie  # spk_<id>_<secret part>
     agents = keyed.get("/").text
     assert ">alice<" in agents and "bob" not in agents
     other = keyed.get("/a/bob/file/b.txt")
@@ -158,3 +158,46 @@ def test_looking_changes_nothing_the_agent_counts(backend: Backend, local: TestC
         assert local.get(page).status_code == 200, page
     assert directory.agent("bot") == before  # not one operation, nor a byte saved, counted
     assert before.operations == 3
+
+
+BIDI = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c"
+
+
+def test_bidi_controls_show_as_marks_and_never_reorder_the_page(backend: Backend, keyed: TestClient) -> None:
+    text = "line1\nline2\u202eRTL\x1b\n" + BIDI + "\n"
+    backend.store.write_file("bot", "f.txt", text, actor="key:k1 (\u202eevil)")
+    backend.store.append_log("bot", "run.log", text, actor="key:k1 (\u202eevil)")
+    _, secret = backend.keys.create(None, label="ops \u202eadmin")
+    keyed.post("/signin", data={"key": secret})
+    pages = ("/a/bot/file/f.txt", "/a/bot/log/run.log", "/a/bot/search?q=RTL", "/")
+    for url in pages:
+        page = keyed.get(url)
+        assert page.status_code == 200, url
+        assert not any(c in page.text for c in BIDI), url  # nor in the header's key label, a version's or entry's by
+    live = keyed.get("/a/bot/entries/run.log?after=0").json()["entries"][0]
+    assert live["entry"] == text and live["by"] == "key:k1 (\u202eevil)"  # as stored, for scripts
+    log = keyed.get("/a/bot/log/run.log").text
+    shown = re.search(r"<pre>(.*?)</pre>", log, re.S)
+    assert shown is not None and live["shown"]["entry"] == shown.group(1)  # live as a reload shows it
+    assert not any(c in live["shown"]["entry"] + live["shown"]["by"] for c in BIDI + "\x1b")
+
+
+def test_a_log_page_and_its_live_entries_say_who_appended_each(backend: Backend, local: TestClient) -> None:
+    backend.store.append_log("bot", "run.log", "by the library")
+    backend.store.append_log("bot", "run.log", "over a key", actor="key:k9 (planner)")
+    page = local.get("/a/bot/log/run.log").text
+    assert re.findall(r'<span class="by">([^<]*)</span>', page) == ["key:k9 (planner)", "library"]
+    live = local.get("/a/bot/entries/run.log?after=0").json()["entries"]
+    assert [(e["by"], e["shown"]["by"]) for e in live] == [("library", "library"), ("key:k9 (planner)",) * 2]
+
+
+def test_a_missing_agent_is_a_404_that_names_it(backend: Backend, local: TestClient, keyed: TestClient) -> None:
+    for url in ("/a/nobody", "/a/nobody/file/x.txt", "/a/nobody/log/x.log", "/a/nobody/search?q=x"):
+        page = local.get(url)
+        assert page.status_code == 404 and "No agent &#39;nobody&#39;" in page.text and "Not found" in page.text, url
+    live = local.get("/a/nobody/entries/x.log?after=0")
+    assert live.status_code == 404 and "No agent 'nobody'" in live.json()["error"]
+    _, secret = backend.keys.create("newcomer")  # an agent's key before it stored anything: no row to follow
+    keyed.post("/signin", data={"key": secret})
+    assert 'href="/a/newcomer"' not in keyed.get("/").text
+    assert keyed.get("/a/nobody").status_code == 403  # another agent's: refused before saying whether it exists

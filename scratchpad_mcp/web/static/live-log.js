@@ -20,9 +20,12 @@
     id.textContent = "#" + entry.id;
     var time = document.createElement("time");
     time.textContent = when(entry.created_at);
+    var by = document.createElement("span");
+    by.className = "by";
+    by.textContent = entry.shown.by;
     var text = document.createElement("pre");
-    text.textContent = entry.entry;
-    item.append(id, " ", time, text);
+    text.textContent = entry.shown.entry;  // as the page shows it on a reload: control and bidi marks visible
+    item.append(id, " ", time, " ", by, text);
     list.insertBefore(item, list.firstChild);
   }
 
