@@ -89,4 +89,6 @@ def assert_http_answer(status: int, body: Any, raw: Raw, commits: Commits, befor
             assert status in (200, 400, 413), (raw.kind, status)
             assert commits.version() == before, f"a refused {raw.kind} committed"
     expected = [repr(i) for i in raw.answer_ids] or ["None"]
+    if raw.kind == "oversized_id_last" and status == 413 and body.get("id") is None:
+        expected = ["None"]  # refused after its first part, as a server does with a Content-Length over the bound
     assert sorted(repr(reply["id"]) for reply in answers) == sorted(expected), (raw.kind, str(body)[:300])

@@ -1,6 +1,8 @@
 """Seeded raw JSON-RPC messages for the transports, each with the ids its answer must carry: lone surrogate escapes
 (in an argument, the tool name, the method, a key, the id), deep nesting, params that are not an object, wrong
-jsonrpc, batches, odd and missing ids, garbage, cut, non-UTF-8 and oversized messages, CRs as JSON whitespace."""
+jsonrpc, batches, odd and missing ids, garbage, cut, non-UTF-8 and oversized messages (the id first or last), CRs
+as JSON whitespace, a leading byte-order mark. Whatever has no id to be found is answered with id null (None); only
+a notification or a blank line is not answered at all."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from bench.fuzz_cases import PATHS, compact
 
 @dataclass(frozen=True)
 class Raw:
-    """A raw message: its bytes, and the id its answer must carry (None: nothing to answer)."""
+    """A raw message: its bytes, and the ids its answers must carry (None: id null; none: no answer at all)."""
 
     data: bytes
     answer_ids: tuple[Any, ...]
@@ -74,7 +76,7 @@ def _version(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> R
 def _batch(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> Raw:
     items: list[Any] = [{**request, "id": f"b{rid}-{i}"} for i in range(rng.randrange(0, 4))]
     items.insert(0, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    ids = tuple(item["id"] for item in items if "id" in item)
+    ids = tuple(item["id"] for item in items if "id" in item) or (None,)  # a notification alone: one answer, id null
     return Raw(compact(items), ids, "batch")
 
 
@@ -95,7 +97,9 @@ def _no_id(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> Raw
     body = {k: v for k, v in request.items() if k != "id"}
     if rng.random() < 0.5:
         body["id"] = rng.choice((None, True, {"a": 1}, [1]))
-    return Raw(compact(body), (), "no_id")
+    if body.get("id") is None:
+        return Raw(compact(body), (), "no_id")  # a notification (id null too, to the SDK): not answered
+    return Raw(compact(body), (None,), "no_id_wrong_type")  # an invalid request whose id cannot be used: id null
 
 
 def _garbage(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> Raw:
@@ -115,7 +119,8 @@ def _garbage(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> R
         "text": rng.choice((b"hello", b"{", b"}", b"[]", b"null", b'"str"', b"{}", b'{"jsonrpc":"2.0"}')),
         "number": str(rng.randrange(10**6)).encode(),
     }[choice]
-    return Raw(data, (), f"garbage_{choice}")
+    blank = not data.strip(b" \t\r")  # stdio skips a blank line; HTTP answers any body
+    return Raw(data, () if blank else (None,), f"garbage_{choice}")
 
 
 def _cr(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> Raw:
@@ -124,14 +129,20 @@ def _cr(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> Raw:
 
 
 def _oversized(rng: random.Random, rid: int, request: dict[str, Any], bound: int) -> Raw:
-    body = {**request, "params": {"name": "write_file", "arguments": {"agent_id": "fuzz-a", "path": "big.md"}}}
-    body["params"]["arguments"]["content"] = "y" * (bound + rng.randrange(1, 4096))
+    arguments = {"agent_id": "fuzz-a", "path": "big.md", "content": "y" * (bound + rng.randrange(1, 4096))}
+    body = {**request, "params": {"name": "write_file", "arguments": arguments}}
+    if rid % 2:  # the id as the last key (a nested "id" ahead of it is not the request's)
+        body = {**{k: v for k, v in body.items() if k != "id"}, "id": rid}
+        arguments["id"] = "nested"
+        return Raw(compact(body), (rid,), "oversized_id_last")
     return Raw(compact(body), (rid,), "oversized")
 
 
 def _valid(rng: random.Random, rid: int, request: dict[str, Any], _: int) -> Raw:
     method = rng.choice(("ping", "tools/list", "tools/call", "nope/method"))
     body = request if method == "tools/call" else {"jsonrpc": "2.0", "id": rid, "method": method}
+    if rid % 5 == 0:
+        return Raw(b"\xef\xbb\xbf" + compact(body), (rid,), f"valid_{method}_bom")  # a UTF-8 byte-order mark first
     return Raw(compact(body), (rid,), f"valid_{method}")
 
 

@@ -81,8 +81,8 @@ def call_lines(
 
 
 def envelopes(server: RawStdio, commits: Commits, seed: int, count: int, bound: int, timeout: float) -> Counter[str]:
-    """Malformed JSON-RPC lines: every id answered once (a batch: each of its ids), nothing else written, and the
-    server still answering a ping after each line that has no id to answer."""
+    """Malformed JSON-RPC lines: every id answered once (a batch: each of its ids; none to be found: id null),
+    nothing else written, and the server still answering a ping after each line it must not answer."""
     kinds: Counter[str] = Counter()
     for n, raw in enumerate(raw_messages(seed, count, line_bound=bound)):
         before = commits.version()

@@ -1,6 +1,7 @@
 """POST /mcp bodies checked before the SDK reads them: the content type, the size, how long the body takes to
 arrive, and the JSON-RPC message itself (wire.py). Each refusal is a JSON-RPC error in our own words, with the
-request's id where one can be found, instead of the SDK's parser and validation internals."""
+request's id where one can be found (else id null), instead of the SDK's parser and validation internals. A leading
+UTF-8 byte-order mark is dropped, as over stdio."""
 
 from __future__ import annotations
 
@@ -47,7 +48,8 @@ class CheckedBody:
             await refuse(scope, receive, send, 415, [wire.Refusal(wire.NO_ID, wire.INVALID_REQUEST, message)])
             return
         declared = dict(scope["headers"]).get(b"content-length", b"")
-        too_large = declared.isdigit() and int(declared) > self.max_bytes  # refused after its first part (its id)
+        size = int(declared) if declared.isdigit() else None
+        too_large = size is not None and size > self.max_bytes  # refused after its first part (its id)
         body = bytearray()
         try:
             with anyio.fail_after(self.body_seconds):
@@ -62,25 +64,32 @@ class CheckedBody:
                     body += part.get("body", b"")
                     more = part.get("more_body", False)
                     if too_large or len(body) > self.max_bytes:
-                        await self.too_large(scope, receive, send, bytes(body[: wire.LEADING_BYTES]))
+                        if not too_large:  # Content-Length absent or wrong: what arrived tells the size, if all did
+                            size = None if more else len(body)
+                        await self.too_large(scope, receive, send, bytes(body), size)
                         return
         except (TimeoutError, BodyTooSlow):
             message = (
                 f"Request Timeout: the body did not arrive in time (each part within {self.idle_seconds:g} s, "
                 f"all of it within {self.body_seconds:g} s). Nothing was run; send the request again."
             )
-            await refuse(scope, receive, send, 408, [wire.Refusal(wire.leading_id(bytes(body)), -32000, message)])
+            head = bytes(body[: wire.KEPT_BYTES])
+            await refuse(scope, receive, send, 408, [wire.Refusal(wire.found_id(head, b""), -32000, message)])
             return
-        checked = wire.check(bytes(body))
+        data = bytes(body).removeprefix(wire.BOM)
+        checked = wire.check(data, wire.BODY_ADVICE)
         if isinstance(checked, list):
             await refuse(scope, receive, send, 400, checked)
             return
         if isinstance(checked, mcp_types.JSONRPCRequest):
             send = explaining(send, checked)
-        await self.app(scope, replay(bytes(body), receive), send)
+        await self.app(scope, replay(data, receive), send)
 
-    async def too_large(self, scope: Scope, receive: Receive, send: Send, prefix: bytes) -> None:
-        await refuse(scope, receive, send, 413, wire.oversized(prefix, None, self.max_bytes))
+    async def too_large(self, scope: Scope, receive: Receive, send: Send, body: bytes, size: int | None) -> None:
+        """413, with the id if it came ahead of the params (or, when the whole body arrived, as its last key)."""
+        tail = body[-wire.KEPT_BYTES :] if size == len(body) else b""
+        refusals = wire.oversized(body[: wire.KEPT_BYTES], tail, size, self.max_bytes)
+        await refuse(scope, receive, send, 413, refusals)
 
 
 def replay(body: bytes, receive: Receive) -> Receive:

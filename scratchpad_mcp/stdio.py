@@ -3,9 +3,11 @@ server session (so both protocol revisions and server-to-client notifications wo
 worker thread per line read or written, and with every request answered.
 
 Lines are split on "\\n" only and bounded by max_message_bytes (6 x SCRATCHPAD_MAX_FILE_BYTES + 64 KiB, the HTTP
-body bound). A line the SDK would drop or choke on (see wire.py) is answered here with a JSON-RPC error naming what
-was wrong, when it has an id; otherwise it is dropped with a log line. A reply that cannot be encoded becomes an
-internal error for its request, so the writer never stops.
+body bound); a leading UTF-8 byte-order mark is dropped. A line the SDK would drop or choke on (see wire.py) is
+answered here with a JSON-RPC error naming what was wrong: with its id, or with id null when none can be found
+(garbage, an id of the wrong type), as JSON-RPC 2.0 and our HTTP transport have it. The SDK's client logs such an
+answer and goes on. Notifications, blank lines and broken responses get no answer (the last with a log line). A
+reply that cannot be encoded becomes an internal error for its request, so the writer never stops.
 """
 
 from __future__ import annotations
@@ -124,10 +126,11 @@ class Asked:
 
 def received(line: bytes | Oversized, bound: int) -> wire.Checked:
     if isinstance(line, Oversized):
-        return wire.oversized(line.prefix, line.size, bound)
+        return wire.oversized(line.head, line.tail, line.size, bound)
+    line = line.removeprefix(wire.BOM)
     if not line or line.isspace():
         return []  # a blank line (or a lone CR between messages): nothing to answer
-    return wire.check(line)
+    return wire.check(line, wire.LINE_ADVICE)
 
 
 async def answer(out: Sink, refusals: list[wire.Refusal]) -> None:
@@ -136,7 +139,7 @@ async def answer(out: Sink, refusals: list[wire.Refusal]) -> None:
             log.info("refused a request: %s", refusal.message, extra={"event": "invalid_message"})
             await out.write(refusal.encoded() + b"\n")
         else:
-            log.warning("dropped a message with no id to answer: %s", refusal.message, extra={"event": "dropped"})
+            log.warning("dropped a broken response: %s", refusal.message, extra={"event": "dropped"})
 
 
 def encoded(message: mcp_types.JSONRPCMessage) -> bytes | None:

@@ -1,5 +1,6 @@
 """The lines of a byte source, split on "\\n" only (a CR is JSON whitespace, never a line break) and bounded in
-length: a line over the bound is read through without being kept, only its first bytes (to find its id in)."""
+length: a line over the bound is read through without being kept, only its first and last bytes (to find its id
+in: ahead of the params, or as the last key)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,20 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from .stdio_pipes import Source
-from .wire import LEADING_BYTES as PREFIX
+from .wire import KEPT_BYTES as KEPT
 
 
 @dataclass
 class Oversized:
-    """A line longer than the bound: its first bytes, and how long it was."""
+    """A line longer than the bound: its first and last KEPT bytes, and how long it was."""
 
-    prefix: bytes
+    head: bytes
+    tail: bytes
     size: int
+
+    def add(self, piece: bytes) -> None:
+        self.size += len(piece)
+        self.tail = piece[-KEPT:] if len(piece) >= KEPT else (self.tail + piece)[-KEPT:]
 
 
 async def lines(read: Source, bound: int) -> AsyncIterator[bytes | Oversized]:
@@ -29,10 +35,11 @@ async def lines(read: Source, bound: int) -> AsyncIterator[bytes | Oversized]:
             end = chunk.find(b"\n", start)
             piece = chunk[start:] if end < 0 else chunk[start:end]
             if skipped is not None:
-                skipped.size += len(piece)
+                skipped.add(piece)
             elif len(pending) + len(piece) > bound:
-                skipped = Oversized(bytes(pending[:PREFIX]) + piece[: max(0, PREFIX - len(pending))], 0)
-                skipped.size = len(pending) + len(piece)
+                head = bytes(pending[:KEPT]) + piece[: max(0, KEPT - len(pending))]
+                skipped = Oversized(head, bytes(pending[-KEPT:]), len(pending))
+                skipped.add(piece)
                 pending.clear()
             elif end >= 0 and not pending:
                 yield piece

@@ -4,8 +4,9 @@ and the error, in our own words, for one it would drop or answer with its parser
 A message the SDK's own parser takes goes straight through (the fast path). Only a message it refuses is looked
 at again, to say what was wrong: not UTF-8, not JSON, nested too deep, a batch, a wrong "jsonrpc", no method,
 params that are not an object, a lone surrogate escape, an id that is neither a string nor an integer.
-Every such message that carries an id is answered with that id; a notification or a line with no id to answer
-is dropped, and the caller logs it.
+Every such message that carries an id is answered with that id, and one whose id cannot be determined (not JSON,
+an id that is neither a string nor a number, no id at all) with id null, as JSON-RPC 2.0 has it; only a broken
+response (to a request of the server's) has nothing to answer: stdio drops it with a log line.
 """
 
 from __future__ import annotations
@@ -30,13 +31,23 @@ INTERNAL_ERROR = -32603
 
 # The SDK's JSON parser takes a message nested at most this many levels deep (the envelope object is level 1).
 MAX_DEPTH = 201
-LEADING_BYTES = 2048  # what is kept of a message too long to hold, to find its id in
-NO_ID = object()  # a message with nothing to answer: a notification, a response, or no id to be found
+KEPT_BYTES = 64 * 1024  # what is kept of each end of a message too long to hold, to find its id in
+NO_ID = object()  # no id to be found (not JSON, an id of the wrong type, none at all): answered with id null
+A_RESPONSE = object()  # a broken response to one of the server's requests: never answered over stdio
+BOM = b"\xef\xbb\xbf"  # a UTF-8 byte-order mark, which some writers put ahead of a message
+LINE_ADVICE = "Send one JSON-RPC message per line."  # stdio's framing
+BODY_ADVICE = "Send one JSON-RPC message as the request body."  # HTTP's
 SURROGATE = re.compile("[\ud800-\udfff]")  # after json.loads, any surrogate left in a str is a lone one
-# An id ahead of "params" in the first bytes of a message that cannot be parsed whole (cut, too long, not JSON).
+_ID_VALUE = rb'(-?\d{1,40}|"(?:[^"\\]|\\.){0,512}")'  # a string or integer id, as JSON
+# The top-level id of a message that cannot be parsed whole (cut, too long, not JSON): right after the opening
+# brace (or "jsonrpc" and "method"), or its last key, just before the closing brace that ends the message. A nested
+# "id" (in the arguments) is neither: it is followed by a brace closing an inner object, or by more of the message.
 LEADING_ID = re.compile(
-    rb'\A\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,128}"\s*,)*\s*"id"\s*:\s*(-?\d{1,40}|"(?:[^"\\]|\\.){0,512}")'
+    rb'\A(?:\xef\xbb\xbf)?\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,128}"\s*,)*\s*"id"\s*:\s*'
+    + _ID_VALUE
+    + rb"(?=\s*[,}])"
 )
+TRAILING_ID = re.compile(rb'[{,]\s*"id"\s*:\s*' + _ID_VALUE + rb"\s*\}\s*\Z")
 
 
 def max_message_bytes(limits: Limits) -> int:
@@ -49,16 +60,21 @@ def max_message_bytes(limits: Limits) -> int:
 class Refusal:
     """A message refused before the SDK saw it: the JSON-RPC error to answer with, if it had an id."""
 
-    request_id: Any  # the id as sent (a string or a number), or NO_ID
+    request_id: Any  # the id as sent (a string or a number), NO_ID (answered with null) or A_RESPONSE
     code: int
     message: str
 
     @property
     def answerable(self) -> bool:
-        return self.request_id is not NO_ID
+        """Whether a transport free to stay silent (stdio) answers it: all but a broken response."""
+        return self.request_id is not A_RESPONSE
+
+    @property
+    def has_id(self) -> bool:
+        return self.request_id is not NO_ID and self.request_id is not A_RESPONSE
 
     def payload(self) -> dict[str, Any]:
-        request_id = None if self.request_id is NO_ID else self.request_id
+        request_id = self.request_id if self.has_id else None
         return {"jsonrpc": "2.0", "id": request_id, "error": {"code": self.code, "message": self.message}}
 
     def encoded(self) -> bytes:
@@ -69,43 +85,45 @@ class Refusal:
 Checked = mcp_types.JSONRPCMessage | list[Refusal]
 
 
-def check(data: bytes) -> Checked:
-    """The message in `data`, or the refusals to answer it with (one per request with an id; none: drop it)."""
+def check(data: bytes, advice: str = LINE_ADVICE) -> Checked:
+    """The message in `data`, or the refusals to answer it with (one per request with an id, else one with id
+    null); `advice` ends a parse error: how the transport frames a message."""
     try:
         message = mcp_types.jsonrpc_message_adapter.validate_json(data, by_name=False)
     except ValidationError:
-        return diagnose(data)
+        return diagnose(data, advice)
     if isinstance(message, mcp_types.JSONRPCNotification) and b'"id"' in data:
-        return diagnose(data)  # a request whose id the SDK's parser ignored (1.5, true): it would go unanswered
+        return diagnose(data, advice)  # a request whose id the SDK's parser ignored (1.5, true): it would go unanswered
     return message
 
 
-def oversized(prefix: bytes, size: int | None, bound: int) -> list[Refusal]:
-    """A message longer than the bound (`size` bytes, if it was read through), of which its first bytes were kept."""
-    length = f"is {size:,} bytes" if size is not None else f"is longer than {bound:,} bytes"
+def oversized(head: bytes, tail: bytes, size: int | None, bound: int) -> list[Refusal]:
+    """A message longer than the bound, of which its first and last bytes were kept (as much as arrived: the tail
+    of one refused part way is not its end). `size`: its length in bytes, when known (read through, or declared)."""
+    length = f"is {size:,} bytes, over the" if size is not None else "is more than the"
     message = (
-        f"Invalid Request: the message {length}, over the {bound:,} bytes one message may hold "
+        f"Invalid Request: the message {length} {bound:,} bytes one message may hold "
         "(6 x SCRATCHPAD_MAX_FILE_BYTES + 64 KiB). Nothing was run; send less in one call."
     )
-    return [Refusal(leading_id(prefix), INVALID_REQUEST, message)]
+    return [Refusal(found_id(head, tail), INVALID_REQUEST, message)]
 
 
-def diagnose(data: bytes) -> Checked:
+def diagnose(data: bytes, advice: str = LINE_ADVICE) -> Checked:
     """Why the SDK's parser refused `data`, in our words (or the message, where only that parser minded)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         detail = f"byte 0x{data[error.start]:02x} at offset {error.start} is not UTF-8"
-        return [Refusal(leading_id(data), PARSE_ERROR, f"Parse error: {detail}. Send the message as UTF-8 JSON.")]
+        return [Refusal(found_id(data, data), PARSE_ERROR, f"Parse error: {detail}. Send the message as UTF-8 JSON.")]
     try:
         value = json.loads(text, parse_constant=_no_constant)
     except RecursionError:
-        return [Refusal(leading_id(data), INVALID_REQUEST, too_deep())]
+        return [Refusal(found_id(data, data), INVALID_REQUEST, too_deep())]
     except ValueError as error:
         reason = error.msg if isinstance(error, json.JSONDecodeError) else str(error)
         where = f" at line {error.lineno} column {error.colno}" if isinstance(error, json.JSONDecodeError) else ""
-        message = f"Parse error: not valid JSON ({reason}{where}). Send one JSON-RPC message per line."
-        return [Refusal(leading_id(data), PARSE_ERROR, message)]
+        message = f"Parse error: not valid JSON ({reason}{where}). {advice}"
+        return [Refusal(found_id(data, data), PARSE_ERROR, message)]
     if isinstance(value, list):
         return batch(value)
     if not isinstance(value, dict):
@@ -124,7 +142,7 @@ def batch(items: list[Any]) -> list[Refusal]:
     """JSON-RPC batches are not part of MCP (removed in 2025-06-18): each request in one gets its own error."""
     message = "Invalid Request: batches (JSON arrays) are not supported; send each message on its own."
     answers = [Refusal(answer_to(item), INVALID_REQUEST, message) for item in items if isinstance(item, dict)]
-    return [refusal for refusal in answers if refusal.answerable] or [Refusal(NO_ID, INVALID_REQUEST, message)]
+    return [refusal for refusal in answers if refusal.has_id] or [Refusal(NO_ID, INVALID_REQUEST, message)]
 
 
 def refuse(message: dict[str, Any]) -> Refusal | None:
@@ -137,7 +155,9 @@ def refuse(message: dict[str, Any]) -> Refusal | None:
     if message.get("jsonrpc") != "2.0":
         return Refusal(request_id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0".')
     if "method" not in message and ("result" in message or "error" in message):
-        return Refusal(NO_ID, INVALID_REQUEST, "Invalid Request: a response that is not a valid JSON-RPC response.")
+        return Refusal(
+            request_id, INVALID_REQUEST, "Invalid Request: a response that is not a valid JSON-RPC response."
+        )
     if not isinstance(message.get("method"), str):
         return Refusal(request_id, INVALID_REQUEST, 'Invalid Request: "method" must be a string naming the method.')
     if surrogate_at(message["method"], "method") is not None:
@@ -155,18 +175,22 @@ def refuse(message: dict[str, Any]) -> Refusal | None:
 
 
 def answer_to(message: Any) -> Any:
-    """The id to answer a message with (any JSON string or number it carries as its id), or NO_ID."""
-    if not isinstance(message, dict) or ("method" not in message and ("result" in message or "error" in message)):
+    """The id to answer a message with (any JSON string or number it carries as its id), NO_ID (none to be found)
+    or A_RESPONSE (a response: nothing to answer)."""
+    if not isinstance(message, dict):
         return NO_ID
+    if "method" not in message and ("result" in message or "error" in message):
+        return A_RESPONSE
     request_id = message.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, (str, int, float)):
         return NO_ID
     return request_id
 
 
-def leading_id(data: bytes) -> Any:
-    """The id of a message that cannot be parsed whole, when it comes ahead of its params; else NO_ID."""
-    match = LEADING_ID.match(data[:LEADING_BYTES])
+def found_id(head: bytes, tail: bytes) -> Any:
+    """The top-level id of a message that cannot be parsed whole, from its first bytes (an id ahead of its params)
+    or its last (an id as its last key); else NO_ID."""
+    match = LEADING_ID.match(head[:KEPT_BYTES]) or TRAILING_ID.search(tail[-KEPT_BYTES:])
     if match is None:
         return NO_ID
     try:

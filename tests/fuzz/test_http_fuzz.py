@@ -108,7 +108,43 @@ async def test_oversized_body_names_the_bound(served: tuple[httpx2.AsyncClient, 
     reply = response.json()
     assert_error_reply(reply, "oversized")
     assert reply["id"] == 5  # found ahead of the params, though the body was never parsed
-    assert f"over the {bound:,} bytes one message may hold" in reply["error"]["message"]
+    assert reply["error"]["message"].startswith(
+        f"Invalid Request: the message is {len(body):,} bytes, over the {bound:,} bytes one message may hold"
+    )  # its size from its Content-Length
+
+
+async def test_oversized_body_of_unknown_size(served: tuple[httpx2.AsyncClient, Starlette, Path, Settings]) -> None:
+    """No Content-Length and refused before its end: its size is not known, only that it is over the bound."""
+    client, _, _, settings = served
+    bound = max_body_bytes(settings)
+    body = compact({"jsonrpc": "2.0", "method": "tools/call", "params": {"arguments": {"c": "z" * bound}}, "id": 6})
+
+    async def parts() -> AsyncIterator[bytes]:
+        for start in range(0, len(body), 65536):
+            yield body[start : start + 65536]
+
+    response = await client.post("/mcp", content=parts(), headers=HEADERS)
+    assert response.status_code == 413 and "content-length" not in response.request.headers
+    reply = response.json()
+    assert reply["id"] is None  # its id comes last, and the body was refused before it
+    assert reply["error"]["message"].startswith(
+        f"Invalid Request: the message is more than the {bound:,} bytes one message may hold"
+    )
+
+
+async def test_http_words_for_http(served: tuple[httpx2.AsyncClient, Starlette, Path, Settings]) -> None:
+    """A parse error advises a request body (not stdio's lines); a leading byte-order mark is dropped."""
+    client = served[0]
+    response = await client.post("/mcp", content=b'{"jsonrpc":"2.0","id":8,"method":', headers=HEADERS)
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": -32700,
+        "message": "Parse error: not valid JSON (Expecting value at line 1 column 34). "
+        "Send one JSON-RPC message as the request body.",
+    }
+    bom = b'\xef\xbb\xbf{"jsonrpc":"2.0","id":9,"method":"ping"}'
+    response = await client.post("/mcp", content=bom, headers=HEADERS)
+    assert response.status_code == 200 and response.json() == {"jsonrpc": "2.0", "id": 9, "result": {}}
 
 
 async def test_slow_body_times_out(

@@ -4,6 +4,7 @@ server while a request runs, stray prints kept off the wire, stdin that is a fil
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pty
 import subprocess
@@ -162,3 +163,125 @@ def test_stdin_a_terminal() -> None:
         process.communicate(timeout=START_TIMEOUT)
         os.close(controller)
         os.close(terminal)
+
+
+def test_an_oversized_line_answered_with_its_id_at_either_end(tmp_path: Path) -> None:
+    """A line over the bound keeps its first and last 64 KiB: its id is found ahead of the params or as its last
+    key, across many reads (3 MB, the pipe's chunks are 1 MiB); a nested "id" in the arguments is not taken."""
+    first = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}
+    text = "a" * 3_000_000
+    arguments = {"text": text, "id": 99}  # a nested id, the last key of the arguments
+    head = {"jsonrpc": "2.0", "id": 52, "method": "tools/call", "params": {"name": "shout", "arguments": arguments}}
+    tail = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "shout", "arguments": arguments}, "id": 53}
+    nested = {"jsonrpc": "2.0", "method": "tools/call", "params": {"name": "shout", "arguments": arguments}}
+    spaced = json.dumps(tail).encode()[:-1] + b" \r }"  # JSON whitespace before the closing brace
+    lines = [json.dumps(m).encode() for m in (first, head, tail)] + [json.dumps(nested).encode(), spaced]
+    feed = tmp_path / "stdin.jsonl"
+    feed.write_bytes(b"\n".join([*lines, b'{"jsonrpc":"2.0","id":54,"method":"ping"}']) + b"\n")
+    with feed.open("rb") as stdin:
+        done = run_tiny(stdin)
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    replies = [json.loads(line) for line in done.stdout.splitlines()]
+    errors = [(m["id"], m["error"]["code"], m["error"]["message"]) for m in replies if "error" in m]
+    size = len(lines[2])
+    said = f"Invalid Request: the message is {size:,} bytes, over the {BOUND:,} bytes one message may hold"
+    assert [(i, code) for i, code, _ in errors] == [(52, -32600), (53, -32600), (None, -32600), (53, -32600)]
+    assert errors[1][2].startswith(said), errors[1]
+    assert {m["id"] for m in replies if "result" in m} == {1, 54}
+
+
+def fed(lines: list[bytes], last: int) -> tuple[list[dict[str, Any]], bytes]:
+    """The tiny server's replies (but initialize's) to initialize and then these lines, up to the one with id
+    `last` (stdin stays open until then: requests still running when it ends may go unanswered), and its stderr."""
+    first = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}).encode()
+    process = subprocess.Popen(
+        [TINY.command, *TINY.args], cwd=ROOT, env=TINY.env,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"\n".join([first, *lines]) + b"\n")
+    process.stdin.flush()
+    replies: list[dict[str, Any]] = []
+    while not replies or replies[-1].get("id") != last:
+        line = process.stdout.readline()
+        assert line, "the server ended before answering"
+        replies.append(json.loads(line))
+    _, stderr = process.communicate(timeout=START_TIMEOUT)
+    assert process.returncode == 0, stderr.decode()[-2000:]
+    return [reply for reply in replies if reply.get("id") != 1], stderr
+
+
+def test_a_line_with_a_byte_order_mark() -> None:
+    bom = b"\xef\xbb\xbf"  # then a line holding only a mark: blank
+    replies, _ = fed(
+        [bom + b'{"jsonrpc":"2.0","id":45,"method":"ping"}', bom, b'{"jsonrpc":"2.0","id":46,"method":"ping"}'], 46
+    )
+    assert replies == [{"jsonrpc": "2.0", "id": 45, "result": {}}, {"jsonrpc": "2.0", "id": 46, "result": {}}]
+
+
+BAD_ID = 'Invalid Request: "id" must be a string or an integer, not'
+LINE_ADVICE = "Send one JSON-RPC message per line."
+# Lines whose id cannot be determined, answered with id null as JSON-RPC 2.0 (and our HTTP transport) has it.
+NULL_ID_ANSWERS = [
+    (b'{"jsonrpc":"2.0","id":true,"method":"ping"}', -32600, f"{BAD_ID} a boolean."),
+    (b'{"jsonrpc":"2.0","id":{},"method":"ping"}', -32600, f"{BAD_ID} an object."),
+    (b"hello", -32700, "Parse error: not valid JSON (Expecting value at line 1 column 1). " + LINE_ADVICE),
+    (b"\xff\xfe", -32700, "Parse error: byte 0xff at offset 0 is not UTF-8. Send the message as UTF-8 JSON."),
+    (b"[]", -32600, "Invalid Request: batches (JSON arrays) are not supported; send each message on its own."),
+    (b"42", -32600, "Invalid Request: a number, not a JSON-RPC message."),
+    (b'{"jsonrpc":"2.0"}', -32600, 'Invalid Request: "method" must be a string naming the method.'),
+    (b'{"jsonrpc":"1.0","method":"notifications/initialized"}', -32600, 'Invalid Request: "jsonrpc" must be "2.0".'),
+]  # fmt: skip
+UNANSWERED = [
+    b'{"jsonrpc":"2.0","method":"notifications/initialized"}',  # a notification
+    b'{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}',  # a notification to the SDK (and HTTP)
+    b'{"jsonrpc":"2.0","result":5}',  # a broken response: a reply is never answered
+    b"  \r",  # a blank line
+]
+
+
+def test_lines_without_an_id_to_answer_get_id_null() -> None:
+    lines = [line for line, _, _ in NULL_ID_ANSWERS] + UNANSWERED + [b'{"jsonrpc":"2.0","id":2,"method":"ping"}']
+    replies, stderr = fed(lines, 2)
+    expected = [{"jsonrpc": "2.0", "id": None, "error": {"code": c, "message": m}} for _, c, m in NULL_ID_ANSWERS]
+    assert replies == [*expected, {"jsonrpc": "2.0", "id": 2, "result": {}}]
+    assert b"dropped a broken response: Invalid Request: a response that is not a valid" in stderr
+
+
+# Stands between a client and the tiny server: writes the lines of a file into the server's stdin ahead of each
+# client line that holds "inject", so that they arrive in the middle of the client's session.
+RELAY = """
+import subprocess, sys
+server = subprocess.Popen(sys.argv[2:], stdin=subprocess.PIPE)
+injected = open(sys.argv[1], "rb").read()
+for line in sys.stdin.buffer:
+    if b'"inject"' in line:
+        server.stdin.write(injected)
+    server.stdin.write(line)
+    server.stdin.flush()
+server.stdin.close()
+sys.exit(server.wait())
+"""
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_sdk_client_goes_on_after_id_null_answers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, mode: str
+) -> None:
+    """The SDK's client takes an error with id null (for a line it did not send) as an answer to nothing: it logs it
+    and goes on, on both revisions."""
+    injected = tmp_path / "injected.jsonl"
+    injected.write_bytes(b"\n".join(line for line, _, _ in NULL_ID_ANSWERS) + b"\n")
+    relayed = StdioServerParameters(
+        command=sys.executable, args=["-c", RELAY, str(injected), TINY.command, *TINY.args], cwd=str(ROOT), env=TINY.env
+    )
+    caplog.set_level(logging.DEBUG, logger="mcp.shared.jsonrpc_dispatcher")
+    with anyio.fail_after(START_TIMEOUT):
+        async with Client(relayed, mode=mode) as client:
+            injected_during = await client.call_tool("shout", {"text": "inject"})
+            after = await client.call_tool("shout", {"text": "after"})
+            assert [tool.name for tool in (await client.list_tools()).tools] == ["shout"]
+    assert injected_during.content[0].text == "INJECT"  # type: ignore[union-attr]
+    assert after.content[0].text == "AFTER"  # type: ignore[union-attr]
+    dropped = [r for r in caplog.records if "unknown/late request id None" in r.getMessage()]
+    assert len(dropped) == len(NULL_ID_ANSWERS)
