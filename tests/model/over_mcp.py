@@ -34,7 +34,7 @@ def stdio_remote(url: str, limits: Limits) -> Iterator[Remote]:
     with start_blocking_portal() as portal, portal.wrap_async_context_manager(Client(params)) as client:
 
         def call(agent: str, tool: str, arguments: dict[str, Any], request_id: str | None) -> dict[str, Any]:
-            sent = {"agent_id": agent, **arguments, "request_id": request_id}
+            sent = {"agent_id": agent, **arguments, **({"request_id": request_id} if request_id else {})}
             result = portal.call(client.call_tool, tool, sent)
             if result.is_error:
                 raise Refused(result.content[0].text if result.content else "")

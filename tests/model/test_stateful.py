@@ -1,5 +1,8 @@
-"""A Hypothesis state machine: random sequences of every writing tool against scratchpad and against the model
-(tests/model/rules.py), on a real SQLite file and the real Postgres, comparing every reply and the final state.
+"""A Hypothesis state machine: random sequences of every tool against scratchpad and against the model
+(tests/model/rules.py for the writing tools, reads.py for the reading ones), on a real SQLite file and the real
+Postgres, comparing every reply and the final state. The reading rules (read_file whole, by version, sliced and
+since_version as compact hunks that must apply to the model's old text; list_files and read_log in pages;
+list_logs, list_versions, get_usage_stats, literal search_files) draw paths that exist as often as not.
 
 Two agents, a few paths and logs, small sizes and quotas (so refusals happen often), expected_version drawn
 as none, the current version or any small number, request_ids from a small pool (so repeats, with the same
@@ -29,7 +32,8 @@ from scratchpad_core.limits import Limits
 from tests.conftest import SQL_ONLY, empty_postgres
 from tests.model.over_mcp import Refused as RemoteRefused
 from tests.model.over_mcp import Remote, stdio_remote
-from tests.model.rules import KINDS, Model, Refused
+from tests.model.reads import APPLIES, read
+from tests.model.rules import KINDS, Model, Refused, split_lines
 
 LIMITS = Limits(max_file_bytes=48, max_log_entry_bytes=12, max_versions=3, quota_files=2, quota_log_entries=3,
                 quota_bytes=72)  # fmt: skip
@@ -48,6 +52,10 @@ PIECES = st.sampled_from(["", "x", "y\n", "zz", "é", "x\ny\n", "q"])
 EXPECTED = st.one_of(st.none(), st.just("current"), st.integers(0, 7))
 REQUEST_IDS = st.one_of(st.none(), st.none(), st.sampled_from(["r1", "r2", "r3"]))
 ENTRIES = st.sampled_from(["", "note", "é-é", "twelve bytes", "thirteen byte"])
+PREFIXES = st.sampled_from([None, None, None, "", "d/", "a", "b.md", "log", "x"])
+QUERIES = st.sampled_from(["x", "X", "y", "zz", "é", "É", "long", "x\ny"])
+PAGE = st.one_of(st.none(), st.just(1), st.integers(1, 3))
+SLICE = st.one_of(st.none(), st.integers(1, 4), st.integers(1, 4), st.just(0))  # start_line, max_lines
 
 # the reply fields compared, per tool
 FIELDS = {
@@ -59,6 +67,38 @@ FIELDS = {
     "append_log": ("entry_id", "bytes_written"),
     "delete_log": ("deleted", "entries_removed", "bytes_freed"),
 }
+READ_FIELDS = {  # the reading tools' compared fields, and of each listed item
+    "read_file": ("path", "current_version", "content", "version", "version_too_old", "unchanged", "diff",
+                  "start_line", "end_line", "total_lines"),
+    "list_files": ("files", "count", "next_cursor"), "files": ("path", "current_version", "bytes"),
+    "read_log": ("entries", "total", "last_entry_id", "has_more"), "entries": ("id", "entry"),
+    "list_logs": ("logs", "count"), "logs": ("path", "entries", "bytes", "last_entry_id"),
+    "list_versions": ("path", "current_version", "versions"), "versions": ("version", "bytes", "lines", "sha256"),
+    "get_usage_stats": ("file_count", "log_count", "logs", "total_bytes", "quota"),
+    "search_files": ("matches", "count", "has_more", "files_searched"),
+}  # fmt: skip
+
+
+def view(tool: str, reply: dict[str, Any]) -> dict[str, Any]:
+    """A reading tool's reply as the model gives it: the compared fields, those that are None left out."""
+    kept = {name: reply[name] for name in READ_FIELDS[tool] if reply.get(name) is not None}
+    for name, value in kept.items():
+        if name in READ_FIELDS and isinstance(value, list) and tool != "read_file":
+            kept[name] = [{key: item[key] for key in READ_FIELDS[name]} for item in value]
+    if tool == "read_log":
+        kept["entries"] = [[item["id"], item["entry"]] for item in kept["entries"]]
+    if tool == "search_files" and kept["has_more"]:
+        del kept["files_searched"]
+    return kept
+
+
+def patched(old: str, hunks: list[dict[str, Any]]) -> str:
+    """The old text with a compact diff applied, as the README states it: lines are text.split("\\n"); each hunk
+    removes `remove` lines at old line `at` (1-based) and puts `add` there."""
+    lines = old.split("\n")
+    for hunk in sorted(hunks, key=lambda h: -h["at"]):
+        lines[hunk["at"] - 1 : hunk["at"] - 1 + hunk["remove"]] = hunk["add"]
+    return "\n".join(lines)
 
 
 class Stateful(RuleBasedStateMachine):
@@ -106,6 +146,12 @@ class Stateful(RuleBasedStateMachine):
         """A write with no expected_version, drawn as often again: files exist for the other tools to change."""
         self._call(agent, "write_file", {"path": path, "content": content, "expected_version": None}, request_id)
 
+    @rule(agent=AGENTS, path=PATHS, contents=st.lists(CONTENT, min_size=2, max_size=5))
+    def write_history(self, agent: str, path: str, contents: list[str]) -> None:
+        """Several writes in a row: files with more versions than are kept, for since_version and version reads."""
+        for content in contents:
+            self._call(agent, "write_file", {"path": path, "content": content, "expected_version": None}, None)
+
     @rule(agent=AGENTS, path=PATHS, old=PIECES, new=PIECES, replace_all=st.booleans(), expected=EXPECTED,
           request_id=REQUEST_IDS)  # fmt: skip
     def edit(self, agent: str, path: str, old: str, new: str, replace_all: bool, expected: Any,
@@ -134,6 +180,98 @@ class Stateful(RuleBasedStateMachine):
     @rule(agent=AGENTS, path=LOGS, request_id=REQUEST_IDS)
     def delete_log(self, agent: str, path: str, request_id: str | None) -> None:
         self._call(agent, "delete_log", {"path": path}, request_id)
+
+    def _read(self, agent: str, tool: str, args: dict[str, Any]) -> dict[str, Any] | None:
+        """A reading call on both sides, compared; the reply's view, or None when both refused it."""
+        try:
+            predicted: Any = read(LIMITS, self.model.agents[agent], tool, args)
+        except Refused as refused:
+            predicted = refused.kind if self.remote is None else "refused"
+        actual = self._read_actual(self.namespace + agent, tool, args)
+        if isinstance(actual, dict) and isinstance(actual.get("diff"), list) and actual["diff"]:
+            old = self.model.agents[agent].files[args["path"]].versions[args["since_version"]]
+            applies = patched(old, actual["diff"]) == self.model.agents[agent].files[args["path"]].content
+            actual["diff"] = APPLIES if applies else f"does not apply: {actual['diff']}"
+        assert actual == predicted, f"{tool}({agent!r}, {args})"
+        return actual if isinstance(actual, dict) else None
+
+    def _read_actual(self, agent: str, tool: str, args: dict[str, Any]) -> Any:
+        if self.remote is not None:
+            try:
+                return view(tool, self.remote(agent, tool, args, None))
+            except RemoteRefused:
+                return "refused"
+        try:
+            return view(tool, dataclasses.asdict(getattr(self.store, tool)(agent, **args)))
+        except ScratchpadError as error:
+            return next(kind for kind in type(error).__mro__ if kind in KINDS or kind is ScratchpadError)
+
+    def _reader(tool: str) -> Any:  # type: ignore[misc]  # a rule calling _reading for this tool
+        def reading(self: Stateful, agent: str, data: st.DataObject) -> None:
+            self._reading(agent, tool, data)
+
+        reading.__name__ = tool
+        return rule(agent=AGENTS, data=st.data())(reading)
+
+    read_file, read_since, list_files, read_log = map(_reader, ["read_file", "read_since", "list_files", "read_log"])
+    list_logs, list_versions, usage, search = map(
+        _reader, ["list_logs", "list_versions", "get_usage_stats", "search_files"]
+    )
+
+    def _reading(self, agent: str, tool: str, data: st.DataObject) -> None:
+        """A reading tool, on an agent and a path that exist as often as not (most drawn ones would be refused)."""
+        holding = sorted(
+            name for name, state in self.model.agents.items() if any(f.versions for f in state.files.values())
+        )
+        if holding:
+            agent = data.draw(st.sampled_from([agent, *holding]))
+        live = sorted(p for p, f in self.model.agents[agent].files.items() if f.versions)
+        path = data.draw(st.one_of(st.sampled_from(live), PATHS) if live else PATHS)
+        f = self.model.agents[agent].files.get(path)
+        current = f.current if f else 0
+        numbers = st.integers(1, max(current, 1))  # the versions it has had; 0 and current + 1 are refused
+        if tool == "read_file":  # a whole file, a retained version, or a slice of lines of either
+            version = data.draw(st.one_of(st.none(), st.none(), numbers, st.sampled_from([0, current + 1])))
+            start_line, max_lines = data.draw(SLICE), data.draw(SLICE)
+            args = {"path": path, "version": version, "start_line": start_line, "max_lines": max_lines}
+            self._read(agent, tool, {name: value for name, value in args.items() if value is not None})
+        elif tool == "read_since":  # compact hunks: unchanged, version_too_old, or a diff that applies
+            pruned = [n for n in range(1, current) if f is not None and n not in f.versions]  # version_too_old
+            old = data.draw(st.one_of(numbers, numbers, st.sampled_from([0, current + 1, *pruned])))
+            self._read(agent, "read_file", {"path": path, "since_version": old, "format": "compact"})
+        elif tool == "list_files":  # every page, following next_cursor
+            prefix, limit, cursor = data.draw(PREFIXES), data.draw(PAGE), None
+            for _ in range(5):
+                page = self._read(agent, tool, {"prefix": prefix, "limit": limit, "cursor": cursor})
+                cursor = page.get("next_cursor") if page else None
+                if cursor is None:
+                    break
+        elif tool == "read_log":  # pages from since_entry, each from the last page's last_entry_id
+            log = self.model.agents[agent].logs.get(path := data.draw(LOGS))
+            since: int | None = data.draw(st.one_of(st.none(), st.integers(0, (log.last if log else 0) + 1)))
+            limit = data.draw(PAGE)
+            for _ in range(4):
+                page = self._read(agent, tool, {"path": path, "since_entry": since, "limit": limit})
+                if not page or not page["has_more"]:
+                    break
+                since = page["last_entry_id"]
+        elif tool == "list_logs":
+            self._read(agent, tool, {"prefix": data.draw(PREFIXES)})
+        elif tool == "list_versions":
+            self._read(agent, tool, {"path": path})
+        elif tool == "get_usage_stats":
+            self._read(agent, tool, {})
+        else:  # search_files, literal
+            query = data.draw(st.sampled_from(sorted(set(self._words(agent)))) if live else QUERIES)
+            args = {"query": query, "prefix": data.draw(PREFIXES), "max_results": data.draw(st.integers(1, 4)),
+                    "case_sensitive": data.draw(st.booleans())}  # fmt: skip
+            self._read(agent, tool, args)
+
+    def _words(self, agent: str) -> list[str]:
+        """Queries that match something: pieces of the agent's lines, in either case."""
+        pieces = [line.strip()[:2] for f in self.model.agents[agent].files.values() if f.versions
+                  for line in split_lines(f.content or "") if line.strip()]  # fmt: skip
+        return [*pieces, *(piece.upper() for piece in pieces), "x", "É"]
 
     @rule()
     def retry_last(self) -> None:
@@ -227,3 +365,29 @@ def test_random_call_sequences_over_mcp_agree_with_the_model(tmp_path: Path) -> 
                 self.remote = remote
 
         run_state_machine_as_test(Machine, settings=settings(EXAMPLES, max_examples=25, stateful_step_count=30))
+
+
+@SQL_ONLY
+def test_reads_of_a_deep_history_agree_with_the_model(database_url: str) -> None:
+    """The cases random sequences reach least often, stated once: a since_version read of a pruned version
+    (version_too_old), a diff that applies, an older version, a slice, and a listing in pages."""
+    if database_url.startswith("postgres"):
+        empty_postgres(database_url)
+    Stateful.url = database_url
+    machine = Stateful()
+    try:
+        for n in range(5):
+            machine._call("ann", "write_file", {"path": "a.md", "content": f"x\n{n}\n", "expected_version": None}, None)
+        machine._call("ann", "write_file", {"path": "b.md", "content": "y\n", "expected_version": None}, None)
+        assert machine._read("ann", "read_file", {"path": "a.md", "since_version": 1, "format": "compact"}) == {
+            "current_version": 5, "content": "x\n4\n", "version_too_old": True}  # fmt: skip
+        diff = machine._read("ann", "read_file", {"path": "a.md", "since_version": 3, "format": "compact"})
+        assert diff == {"current_version": 5, "diff": APPLIES}
+        machine._read("ann", "read_file", {"path": "a.md", "version": 4, "start_line": 2, "max_lines": 1})
+        machine._read("ann", "read_file", {"path": "a.md", "version": 2})  # pruned: refused alike
+        first = machine._read("ann", "list_files", {"prefix": None, "limit": 1, "cursor": None})
+        assert first is not None and first["next_cursor"] == "a.md"
+        machine._read("ann", "list_files", {"prefix": None, "limit": 1, "cursor": "a.md"})
+        machine._read("ann", "search_files", {"query": "X", "prefix": None, "max_results": 1, "case_sensitive": False})
+    finally:
+        machine.teardown()
