@@ -22,10 +22,6 @@ class SharedFeed:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._holders = 0
 
-    @property
-    def holders(self) -> int:
-        return self._holders
-
     async def acquire(self) -> None:
         """One more subscriber: the feed opens with the first (opening may wait on the database)."""
         async with self._lock:

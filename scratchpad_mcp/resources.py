@@ -29,13 +29,14 @@ from mcp.types import (
 )
 
 from scratchpad_core.errors import AccessDenied, InvalidInput, NotFound, ScratchpadError
-from scratchpad_core.model import FileRecord
 from scratchpad_core.paths import check_agent_id, check_path
+from scratchpad_core.results import FileInfo
 from scratchpad_core.service import Scratchpad
 
 from .calls import CallRunner, UseCase
 
 T = TypeVar("T")
+Page = tuple[list[tuple[str, FileInfo]], str | None]  # (agent_id, file) pairs, and the next page's cursor
 
 SCHEME = "scratchpad://"
 KEYED_PREFIX = f"{SCHEME}files/"  # + path
@@ -96,15 +97,15 @@ def mime_type(path: str) -> str:
     return MIME_TYPES.get(suffix) or mimetypes.guess_type(f"x{suffix}")[0] or "text/plain"
 
 
-def resource(uris: FileUris, record: FileRecord) -> Resource:
-    modified = datetime.datetime.fromtimestamp(record.updated_at / 1000, datetime.UTC)
+def resource(uris: FileUris, agent_id: str, file: FileInfo) -> Resource:
+    modified = datetime.datetime.fromtimestamp(file.updated_at / 1000, datetime.UTC)
     return Resource(
-        uri=uris.of(record.agent_id, record.path),
-        name=record.path if uris.keyed else f"{record.agent_id}/{record.path}",
-        mime_type=mime_type(record.path),
-        size=record.bytes,
+        uri=uris.of(agent_id, file.path),
+        name=file.path if uris.keyed else f"{agent_id}/{file.path}",
+        mime_type=mime_type(file.path),
+        size=file.bytes,
         annotations=Annotations(last_modified=modified.isoformat(timespec="milliseconds").replace("+00:00", "Z")),
-        _meta={"version": record.current_version},
+        _meta={"version": file.current_version},
     )
 
 
@@ -130,7 +131,7 @@ class FileResources:
         else:
             page = await self._access("resources/list", lambda _: self._store_page(cursor), owner=True)
         records, next_cursor = page
-        resources = [resource(self.uris, record) for record in records]
+        resources = [resource(self.uris, agent_id, file) for agent_id, file in records]
         return ListResourcesResult(resources=resources, next_cursor=next_cursor, ttl_ms=TTL_MS, cache_scope="private")
 
     async def list_templates(
@@ -162,15 +163,11 @@ class FileResources:
         contents = TextResourceContents(uri=uri, text=text, mime_type=mime_type(path), _meta={"version": version})
         return ReadResourceResult(contents=[contents], ttl_ms=TTL_MS, cache_scope="private")
 
-    def _own_page(self, agent_id: str, cursor: str | None) -> tuple[list[FileRecord], str | None]:
+    def _own_page(self, agent_id: str, cursor: str | None) -> Page:
         listing = self._store.list_files(agent_id, limit=PAGE, cursor=cursor)
-        records = [
-            FileRecord(0, agent_id, f.path, f.current_version, f.bytes, "", f.created_at, f.updated_at)
-            for f in listing.files
-        ]
-        return records, listing.next_cursor
+        return [(agent_id, file) for file in listing.files], listing.next_cursor
 
-    def _store_page(self, cursor: str | None) -> tuple[list[FileRecord], str | None]:
+    def _store_page(self, cursor: str | None) -> Page:
         after = None
         if cursor is not None:
             agent_id, _, path = cursor.partition("/")

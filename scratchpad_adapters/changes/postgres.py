@@ -41,10 +41,6 @@ class PostgresChangeFeed:
         self._thread.start()
         self._listening.wait(ready_timeout_s)  # a change made once the server answers is heard
 
-    @property
-    def listening(self) -> bool:
-        return self._listening.is_set()
-
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         return self._listeners.subscribe(listener)
 

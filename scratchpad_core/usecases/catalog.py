@@ -5,14 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..bounds import MAX_LIST_LIMIT, check_range
-from ..model import FileRecord
 from ..ports import UnitOfWork
-from .base import UseCaseBase
+from ..results import FileInfo
+from .base import UseCaseBase, file_info
 
 
 @dataclass(frozen=True)
 class StoreFiles:
-    files: list[FileRecord]
+    files: list[tuple[str, FileInfo]]  # (agent_id, the file)
     next_cursor: tuple[str, str] | None  # (agent_id, path) of the page's last file, when more follow
 
 
@@ -25,6 +25,7 @@ class Catalog(UseCaseBase):
             rows = uow.files.list_all(after, limit + 1)
             more = len(rows) > limit
             page = rows[:limit]
-            return StoreFiles(page, (page[-1].agent_id, page[-1].path) if more else None)
+            files = [(r.agent_id, file_info(r)) for r in page]
+            return StoreFiles(files, (page[-1].agent_id, page[-1].path) if more else None)
 
         return self._transact(work, read_only=True)

@@ -13,9 +13,9 @@ from ..limits import utf8_len
 from ..model import FileRecord, UsageDelta, Version
 from ..paths import check_agent_id, check_cursor, check_prefix
 from ..ports import UnitOfWork
-from ..results import FileInfo, FileListing, ReadResult, VersionList
+from ..results import FileListing, ReadResult, VersionList
 from ..text import split_keepends
-from .base import UseCaseBase, checked, require_file
+from .base import UseCaseBase, checked, file_info, require_file
 
 DiffFormat = Literal["chunks", "unified", "compact"]  # the first is the default, the original's
 DIFF_FORMATS: tuple[DiffFormat, ...] = get_args(DiffFormat)
@@ -88,7 +88,7 @@ class FileReads(UseCaseBase):
             more = limit is not None and len(rows) > limit
             page = rows[:limit] if more else rows
             self._count(uow, agent_id)
-            files = [FileInfo(r.path, r.current_version, r.bytes, r.created_at, r.updated_at) for r in page]
+            files = [file_info(r) for r in page]
             return FileListing(files, len(files), page[-1].path if more else None)
 
         return self._transact(work)
