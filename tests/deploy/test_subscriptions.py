@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import psycopg
 import pytest
 from mcp import Client, StdioServerParameters
@@ -39,6 +40,24 @@ async def events_within(subscription: AsyncIterator[ServerEvent], seconds: float
         async for event in subscription:
             heard.append(event)
     return heard
+
+
+async def hold_streams(group: anyio.abc.TaskGroup, client: Client, streams: list[list[str]]) -> None:
+    """Open one listen stream per list of URIs, held in `group` until it is cancelled; return once all are open."""
+    opened = anyio.Event()
+    held = 0
+
+    async def hold(uris: list[str]) -> None:
+        nonlocal held
+        async with client.listen(resource_subscriptions=uris, resources_list_changed=True):
+            held += 1
+            if held == len(streams):
+                opened.set()
+            await anyio.sleep_forever()
+
+    for uris in streams:
+        group.start_soon(hold, uris)
+    await opened.wait()
 
 
 async def test_stdio_listen_hears_the_subscribed_file_and_the_listing(tmp_path: Path) -> None:
@@ -96,21 +115,7 @@ async def test_a_stdio_client_is_bounded_over_all_its_streams(tmp_path: Path) ->
     files = [f"scratchpad://agents/bot/files/f{n}.md" for n in range(MAX_SUBSCRIPTIONS)]
     with anyio.fail_after(TEST_TIMEOUT):
         async with stdio(tmp_path / "s.db") as client, anyio.create_task_group() as group:
-            opened = anyio.Event()
-            held = 0
-
-            async def hold(uris: list[str]) -> None:
-                nonlocal held
-                async with client.listen(resource_subscriptions=uris, resources_list_changed=True):
-                    held += 1
-                    if held == MAX_LISTEN_STREAMS:
-                        opened.set()
-                    await anyio.sleep_forever()
-
-            group.start_soon(hold, files[:60])
-            for _ in range(MAX_LISTEN_STREAMS - 1):
-                group.start_soon(hold, [])
-            await opened.wait()
+            await hold_streams(group, client, [files[:60]] + [[]] * (MAX_LISTEN_STREAMS - 1))
             with pytest.raises(MCPError) as raised:  # 60 watched: 41 more would pass the bound
                 async with client.listen(resource_subscriptions=files[:41]):
                     pass
@@ -185,20 +190,7 @@ async def test_listen_streams_are_bounded_per_key(team: Team) -> None:
                     pass
             assert "Too many subscriptions" in raised.value.error.message
             async with anyio.create_task_group() as group:
-                opened = anyio.Event()
-                count = 0
-
-                async def hold() -> None:
-                    nonlocal count
-                    async with client.listen(resources_list_changed=True):
-                        count += 1
-                        if count == MAX_LISTEN_STREAMS:
-                            opened.set()
-                        await anyio.sleep_forever()
-
-                for _ in range(MAX_LISTEN_STREAMS):
-                    group.start_soon(hold)
-                await opened.wait()
+                await hold_streams(group, client, [[]] * MAX_LISTEN_STREAMS)
                 with pytest.raises(MCPError) as raised:  # the same key through another client session
                     async with same_key.listen(resources_list_changed=True):
                         pass
