@@ -132,10 +132,10 @@ class Connected:
 
 
 @contextlib.asynccontextmanager
-async def session_of(server: Server, db_path: Path, stderr: Path) -> Any:
+async def session_of(server: Server, db_path: Path, stderr: Path, **env: str) -> Any:
     """A server started over stdio, initialized (protocol 2025-11-25, as most hosts speak it) and its tools listed."""
     params = StdioServerParameters(
-        command=server.command[0], args=list(server.command[1:]), env=server.env(db_path), cwd=server.cwd
+        command=server.command[0], args=list(server.command[1:]), env=server.env(db_path, **env), cwd=server.cwd
     )
     with stderr.open("a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
@@ -153,8 +153,11 @@ async def connect(server: Server, db_path: Path, stderr: Path) -> Any:
         yield Connected(server, session, [p for pid in started for p in tree(pid)])
 
 
-async def start_up(server: Server, db_path: Path, stderr: Path) -> float:
-    """Seconds from starting the process to the first tools/list answer."""
+async def start_up(server: Server, db_path: Path, stderr: Path, **env: str) -> tuple[float, float]:
+    """Seconds from starting the process to the first tools/list answer, and to the answer of a first tool call
+    sent right after it (a listing of an agent's files)."""
     started = time.perf_counter()
-    async with session_of(server, db_path, stderr):
-        return time.perf_counter() - started
+    async with session_of(server, db_path, stderr, **env) as session:
+        listed = time.perf_counter() - started
+        text_of(await session.call_tool("list_files", {"agent_id": "speed"}))
+        return listed, time.perf_counter() - started

@@ -1,8 +1,6 @@
 """python -m scratchpad_mcp: the same as the scratchpad-mcp command."""
 
-import sys
-
-from .cli import main
+from .launch import entry_point
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry_point()

@@ -20,6 +20,7 @@ from .settings import Settings
 
 if TYPE_CHECKING:
     from .metrics import Metrics
+    from .warm_start import WarmStart
 
 log = logging.getLogger("scratchpad")
 
@@ -86,17 +87,21 @@ def settle() -> None:
     gc.freeze()
 
 
-def serve(settings: Settings) -> None:
-    """Open the store the settings name and serve MCP over their transport until stopped."""
+def serve(settings: Settings, warm: WarmStart | None = None) -> None:
+    """Open the store the settings name and serve MCP over their transport until stopped; over stdio, a warm start
+    hands over what it read and answered, and keeps this start's first replies for the next one."""
     backend = open_configured(settings)
     try:
         if settings.transport == "stdio":
             from . import stdio, wire
+            from .direct_calls import DirectCalls
 
             server = stdio_server(settings, backend)
             settle()
-            stdio.serve(server, wire.max_message_bytes(settings.limits))
+            stdio.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
             return
+        if warm is not None:
+            warm.handover()  # stdin is not ours to read over HTTP
         from . import http  # starlette and uvicorn only when serving HTTP
 
         public = f"; clients use {settings.public_url}/mcp" if settings.public_url else ""

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 import logging
+import random
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -29,6 +29,11 @@ MAX_LOGGED_CHARS = 128  # caller-supplied names (agent ids, tool names) are clip
 INTERNAL_ERROR = (
     "The call failed inside the server; the details are in the server's log. Retry, and report it if it persists."
 )
+
+
+def call_id() -> str:
+    """A call's id in the log (16 hex digits): it tells calls apart, it guards nothing, so no system entropy."""
+    return f"{random.getrandbits(64):016x}"
 
 
 def clipped(value: str, limit: int = MAX_LOGGED_CHARS) -> str:
@@ -133,7 +138,7 @@ class CallRunner:
 
         read_only: the tool only reads (a read-only key may call it); a tool that does not say so writes.
         """
-        record = CallRecord(tool, uuid.uuid4().hex[:16], self._caller(requested_agent), bytes_in=bytes_in)
+        record = CallRecord(tool, call_id(), self._caller(requested_agent), bytes_in=bytes_in)
         if requested_agent is not None and requested_agent != record.agent_id:
             record.extra["requested_agent"] = clipped(requested_agent)
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
@@ -143,7 +148,7 @@ class CallRunner:
         """Log and count a call the SDK refused before it reached its tool (unknown tool, invalid arguments)."""
         requested = requested_agent if isinstance(requested_agent, str) else None
         name = tool if known_tool else "(unknown)"
-        record = CallRecord(name, uuid.uuid4().hex[:16], self._caller(requested), outcome=outcome)
+        record = CallRecord(name, call_id(), self._caller(requested), outcome=outcome)
         record.bytes_out = len(reply.encode("utf-8"))
         if not known_tool:
             record.extra["requested_tool"] = clipped(tool)
@@ -188,7 +193,7 @@ class CallRunner:
 
         owner: a request of the store's owner (a trusted caller), for no one agent: `work` is given "".
         """
-        record = CallRecord(name, uuid.uuid4().hex[:16], self._caller(requested_agent))
+        record = CallRecord(name, call_id(), self._caller(requested_agent))
 
         def run() -> R:
             started = time.perf_counter()

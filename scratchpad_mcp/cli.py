@@ -23,6 +23,7 @@ from . import app, databases
 from .databases import Database
 from .server_logging import configure_logging
 from .settings import Settings, SettingsError
+from .warm_start import WarmStart
 
 log = logging.getLogger("scratchpad")
 
@@ -52,7 +53,7 @@ class Invocation:
             self.settings, self.database = settings, databases.chosen(settings, os.environ, self.option)
         return self.settings, self.database
 
-    def serve(self) -> int:
+    def serve(self, warm: WarmStart | None = None) -> int:
         settings, database = self.configured()
         self.serving = True
         check_exposure(settings)
@@ -61,7 +62,7 @@ class Invocation:
             "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),
             extra={"event": "startup", "transport": settings.transport, "database": shown, "auth": settings.auth},
         )  # fmt: skip
-        app.serve(settings)
+        app.serve(settings, warm)
         return 0
 
     def begin(self) -> Settings:
@@ -81,12 +82,12 @@ def check_exposure(settings: Settings) -> None:
         )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, warm: WarmStart | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     invocation = Invocation()
     try:
         if not args:
-            return invocation.serve()
+            return invocation.serve(warm)
         from .cli_root import run  # the parser, for any command line at all
 
         return run(args, invocation)
@@ -151,7 +152,3 @@ def _unusable_file(path: Path, cause: str, database: Database) -> str:
         f"cannot use {path} as a SQLite database ({database.origin}): {cause}. "
         f"Point {setting} at a file in a directory this user may write."
     )
-
-
-def entry_point() -> None:
-    sys.exit(main())

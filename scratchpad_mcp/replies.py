@@ -26,7 +26,11 @@ def plain(value: Any) -> Any:
         if not dataclasses.is_dataclass(value) or isinstance(value, type):
             return value
         names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
-    return {name: plain(item) for name in names if (item := getattr(value, name)) is not None}
+    return {
+        name: item if type(item) in _SCALARS else plain(item)
+        for name in names
+        if (item := getattr(value, name)) is not None
+    }
 
 
 def compact_json(payload: Any) -> str:
@@ -40,3 +44,16 @@ def success(result: Any) -> CallToolResult:
 
 def failure(message: str) -> CallToolResult:
     return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
+
+
+def encoded_response(request_id: Any, reply: CallToolResult | None) -> bytes:
+    """The JSON-RPC response carrying `reply` (None: an empty result), as the SDK's pipeline writes it for a 2025
+    revision (the same keys in the same order), with the payload encoded once: a success's text is its structured
+    content's compact JSON (see success), so it goes in as it is rather than being serialized a second time."""
+    if reply is None:
+        return f'{{"jsonrpc":"2.0","id":{compact_json(request_id)},"result":{{}}}}'.encode()
+    block = reply.content[0]
+    text = block.text if isinstance(block, TextContent) else ""
+    head = f'{{"jsonrpc":"2.0","id":{compact_json(request_id)},"result":{{"content":[{{"text":{compact_json(text)}'
+    tail = "" if reply.structured_content is None else f',"structuredContent":{text}'
+    return f'{head},"type":"text"}}],"isError":{compact_json(reply.is_error)}{tail}}}}}'.encode()

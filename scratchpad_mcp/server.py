@@ -22,6 +22,7 @@ from scratchpad_core.limits import payload_bytes
 from scratchpad_core.service import Scratchpad
 
 from .calls import CallRunner, UseCase, clipped
+from .direct_calls import DirectTool
 from .resources import FileResources, FileUris
 from .schemas import lean, property_names, unchecked_rows
 from .subscriptions import FileSubscriptions
@@ -94,6 +95,12 @@ class ScratchpadServer(MCPServer):
         self._runner = runner
         self._bounds = dict(bounds or {})
         self._arguments: dict[str, list[str]] = {}  # each tool's argument names, in order
+        self._direct: dict[str, DirectTool] = {}  # the tools a call may reach without the SDK's pipeline
+
+    @property
+    def direct_tools(self) -> Mapping[str, DirectTool]:
+        """The tools that are not slow, for calls answered without the SDK's pipeline (direct_calls)."""
+        return self._direct
 
     @property
     def lowlevel(self) -> Server[Any]:
@@ -121,6 +128,8 @@ class ScratchpadServer(MCPServer):
             if tool.fn_metadata.output_schema is not None:
                 tool.fn_metadata.output_schema = unchecked_rows(lean(tool.fn_metadata.output_schema))
             self._arguments[tool.name] = property_names(tool.parameters)
+            if not slow:
+                self._direct[tool.name] = DirectTool(tool.fn_metadata, frozenset(self._arguments[tool.name]), tool.fn)
             return build
 
         return register

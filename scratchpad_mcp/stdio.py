@@ -16,40 +16,53 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import mcp_types
 from mcp.server.mcpserver import MCPServer
 from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream, create_context_streams
 from mcp.shared.message import SessionMessage
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import PydanticSerializationError
 
 from . import stdio_pipes, wire, wire_params
+from .direct_calls import DirectCalls
 from .stdio_lines import Oversized, lines
 from .stdio_pipes import Sink
+
+if TYPE_CHECKING:
+    from .warm_start import WarmStart
 
 log = logging.getLogger("scratchpad.stdio")
 
 Streams = tuple[ContextReceiveStream[SessionMessage | Exception], ContextSendStream[SessionMessage]]
 
 
-def serve(server: MCPServer, max_line_bytes: int) -> None:
-    """Serve `server` over this process's stdin and stdout until stdin ends."""
-    anyio.run(serve_async, server, max_line_bytes)
+def serve(
+    server: MCPServer, max_line_bytes: int, direct: DirectCalls | None = None, warm: WarmStart | None = None
+) -> None:
+    """Serve `server` over this process's stdin and stdout until stdin ends; `direct` answers the tool calls it
+    takes without the SDK's pipeline; `warm` hands over what it read and answered before (warm_start)."""
+    anyio.run(serve_async, server, max_line_bytes, direct, warm)
 
 
-async def serve_async(server: MCPServer, max_line_bytes: int) -> None:
+async def serve_async(
+    server: MCPServer, max_line_bytes: int, direct: DirectCalls | None = None, warm: WarmStart | None = None
+) -> None:
     lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async serves, given our streams instead
-    async with stdio_streams(max_line_bytes) as (read_stream, write_stream):
+    async with stdio_streams(max_line_bytes, direct, warm) as (read_stream, write_stream):
         await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
 
 
 @contextlib.asynccontextmanager
-async def stdio_streams(max_line_bytes: int) -> AsyncIterator[Streams]:
+async def stdio_streams(
+    max_line_bytes: int, direct: DirectCalls | None = None, warm: WarmStart | None = None
+) -> AsyncIterator[Streams]:
     """The process's stdin and stdout as the SDK's session streams, while fd 0 reads /dev/null and fd 1 writes to
     stderr (stray reads and prints miss the wire)."""
+    unread, answered = warm.handover() if warm is not None else (b"", [])
     sys.stdout.flush()
     with (
         open(os.devnull, "rb") as null,
@@ -58,19 +71,28 @@ async def stdio_streams(max_line_bytes: int) -> AsyncIterator[Streams]:
     ):
         out = stdio_pipes.Guarded(await stdio_pipes.sink(stdout_fd))
         try:
-            async with streams(await stdio_pipes.source(stdin_fd), out, max_line_bytes) as pair:
+            source = stdio_pipes.Prefixed(unread, await stdio_pipes.source(stdin_fd))
+            asked = Asked(answered, None if warm is None else warm.record)
+            async with streams(source, out, max_line_bytes, direct, asked) as pair:
                 yield pair
         finally:
             await out.aclose()
 
 
 @contextlib.asynccontextmanager
-async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) -> AsyncIterator[Streams]:
-    """A reader task turning lines into session messages (answering refusals itself) and a writer task turning the
-    session's messages into lines, for as long as the block runs."""
+async def streams(
+    source: stdio_pipes.Source,
+    out: Sink,
+    max_line_bytes: int,
+    direct: DirectCalls | None = None,
+    asked: Asked | None = None,
+) -> AsyncIterator[Streams]:
+    """A reader task turning lines into session messages (answering refusals itself, and the tool calls `direct`
+    takes, once a 2025 handshake is done) and a writer task turning the session's messages into lines, for as long
+    as the block runs."""
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
-    asked = Asked()
+    asked = asked or Asked()
 
     async def reader() -> None:
         async with read_writer:
@@ -79,6 +101,15 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
                 if isinstance(checked, list):
                     await answer(out, checked)
                     continue
+                if direct is not None and asked.legacy and isinstance(checked, mcp_types.JSONRPCRequest):
+                    try:
+                        reply = await direct.answer(checked.id, checked.method, checked.params)
+                    except UnicodeEncodeError:
+                        log.exception("a reply to tools/call could not be encoded as JSON")
+                        reply = unencodable(checked.id)
+                    if reply is not None:
+                        await out.write(reply + b"\n")
+                        continue
                 asked.received(checked)
                 try:
                     await read_writer.send(SessionMessage(checked))
@@ -88,7 +119,8 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
     async def writer() -> None:
         async with write_reader:
             async for session_message in write_reader:
-                data = encoded(asked.answered(session_message.message))
+                reply = asked.answered(session_message.message)
+                data = None if reply is None else encoded(reply)
                 if data is not None:
                     await out.write(data + b"\n")
 
@@ -100,22 +132,38 @@ async def streams(source: stdio_pipes.Source, out: Sink, max_line_bytes: int) ->
 
 class Asked:
     """The client's requests in flight (method and params by id), to put words to the SDK's INVALID_PARAMS
-    errors that name nothing (wire_params), and whether initialize has been answered."""
+    errors that name nothing (wire_params), whether initialize has been answered, and whether it agreed on a 2025
+    revision (legacy: the connection keeps the handshake's session). With a warm start: the ids it answered
+    already, whose replies are dropped (once each), and where the replies to a host's first requests are kept."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, answered: Sequence[Any] = (), record: Callable[[str, Any, dict[str, Any]], None] | None = None
+    ) -> None:
         self._pending: dict[Any, tuple[str, Any]] = {}
+        self._answered = list(answered)
+        self._record = record
         self.initialized = False
+        self.legacy = False
 
     def received(self, message: mcp_types.JSONRPCMessage) -> None:
         if isinstance(message, mcp_types.JSONRPCRequest):
             self._pending[message.id] = (message.method, message.params)
 
-    def answered(self, message: mcp_types.JSONRPCMessage) -> mcp_types.JSONRPCMessage:
+    def answered(self, message: mcp_types.JSONRPCMessage) -> mcp_types.JSONRPCMessage | None:
+        """The message to write (None: a reply the warm start gave already)."""
         if not isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)):
             return message
         method, params = self._pending.pop(message.id, (None, None))
         if isinstance(message, mcp_types.JSONRPCResponse):
-            self.initialized = self.initialized or method == "initialize"
+            if method == "initialize":
+                self.initialized = True
+                self.legacy = message.result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS
+            if method is not None and self._record is not None:
+                self._record(method, params, message.result)
+        if message.id in self._answered:
+            self._answered.remove(message.id)
+            return None
+        if isinstance(message, mcp_types.JSONRPCResponse):
             return message
         if method is None or not wire_params.is_vague(message.error.code, message.error.message):
             return message
@@ -153,5 +201,9 @@ def encoded(message: mcp_types.JSONRPCMessage) -> bytes | None:
     request_id: Any = getattr(message, "id", None)
     if not isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)) or request_id is None:
         return None
+    return unencodable(request_id)
+
+
+def unencodable(request_id: Any) -> bytes:
     text = "Internal error: the reply could not be encoded as JSON (the call may have run). Check before retrying."
     return wire.Refusal(request_id, wire.INTERNAL_ERROR, text).encoded()

@@ -45,6 +45,20 @@ class PipeSource:
         return await self._reader.read(CHUNK)
 
 
+class Prefixed:
+    """A source whose first bytes were read before it (by a warm start)."""
+
+    def __init__(self, first: bytes, rest: Source) -> None:
+        self._first = first
+        self._rest = rest
+
+    async def read(self) -> bytes:
+        if self._first:
+            first, self._first = self._first, b""
+            return first
+        return await self._rest.read()
+
+
 class ThreadSource:
     """Blocking reads in a worker thread: what a regular file or a terminal needs (the loop cannot poll them)."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -73,9 +74,11 @@ def server_env(*, drop: tuple[str, ...] = (), **values: str) -> dict[str, str]:
     """This process's environment with the scratchpad and Anthropic variables cleared, then `values` set.
 
     PYTHONDONTWRITEBYTECODE goes too: the first process the tests start caches the bytecode of what it
-    imports, so the many after it start without compiling it again (nothing else depends on it)."""
+    imports, so the many after it start without compiling it again (nothing else depends on it). The servers'
+    warm-start records go to a folder of the system's temporary directory, not the user's cache."""
     cleared = ("MCP_TRANSPORT", "PORT", "PYTHONDONTWRITEBYTECODE", *drop)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_")) and k not in cleared}
+    env["XDG_CACHE_HOME"] = str(Path(tempfile.gettempdir()) / "scratchpad-tests-cache")  # warm starts: not in ~
     env.update(values)
     return env
 

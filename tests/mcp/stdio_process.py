@@ -59,12 +59,17 @@ class JsonRpcProcess:
         self.send({"jsonrpc": "2.0", "method": method, **({"params": params} if params is not None else {})})
 
     def request(self, request_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params})
-        line = self._lines.get(timeout=START_TIMEOUT)
-        assert line is not None, f"stdout closed; stderr: {''.join(self._stderr)}"
-        reply: dict[str, Any] = json.loads(line)
+        reply: dict[str, Any] = json.loads(self.reply_line(request_id, method, params))
         assert reply.get("id") == request_id, reply
         return reply
+
+    def reply_line(self, request_id: int | str, method: str, params: dict[str, Any] | None) -> str:
+        """The line answering one request, as the server wrote it."""
+        extra = {} if params is None else {"params": params}
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": method, **extra})
+        line = self._lines.get(timeout=START_TIMEOUT)
+        assert line is not None, f"stdout closed; stderr: {''.join(self._stderr)}"
+        return line
 
     def finish(self) -> tuple[str, str]:
         """Close stdin, wait for the exit, and return all of stdout and stderr."""

@@ -28,7 +28,7 @@ class ParseOnly(Invocation):
     def begin(self):
         raise Parsed
 
-    def serve(self):
+    def serve(self, warm=None):
         raise Parsed
 
 
