@@ -15,6 +15,7 @@ built per call with Connection.execute.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -33,26 +34,34 @@ class Row(dict[str, Any]):
 
 
 class Rows:
-    def __init__(self, rows: list[Row], rowcount: int) -> None:
-        self.rows = rows
+    """A statement's result: its rows as the driver gave them (values, in the order selected), as Row dicts when
+    asked (built once), and the row count."""
+
+    def __init__(self, names: list[str], values: list[tuple[Any, ...]], rowcount: int) -> None:
+        self.names = names
+        self.values = values
         self.rowcount = rowcount
+
+    @functools.cached_property
+    def rows(self) -> list[Row]:
+        return [Row(zip(self.names, row, strict=True)) for row in self.values]
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
 
     def first(self) -> Row | None:
-        return self.rows[0] if self.rows else None
+        return self.rows[0] if self.values else None
 
     def one(self) -> Row:
-        if len(self.rows) != 1:
-            raise exc.NoResultFound(f"expected one row, got {len(self.rows)}")
+        if len(self.values) != 1:
+            raise exc.NoResultFound(f"expected one row, got {len(self.values)}")
         return self.rows[0]
 
     def scalar(self) -> Any:
-        return next(iter(self.rows[0].values())) if self.rows else None
+        return self.values[0][0] if self.values else None
 
     def scalars(self) -> list[Any]:
-        return [next(iter(row.values())) for row in self.rows]
+        return [row[0] for row in self.values]
 
 
 MAX_COMPILED = 512  # (statement, dialect, parameter names) kept compiled; the adapter uses about 40 a dialect
@@ -91,8 +100,7 @@ class StatementCache:
         try:
             cursor.execute(sql, args)
             names = [column[0] for column in cursor.description] if cursor.description else []
-            rows = [Row(zip(names, row, strict=True)) for row in cursor.fetchall()] if names else []
-            return Rows(rows, cursor.rowcount)
+            return Rows(names, cursor.fetchall() if names else [], cursor.rowcount)
         except dialect.loaded_dbapi.Error as error:
             gone = dialect.is_disconnect(error, raw, cursor)
             if gone:

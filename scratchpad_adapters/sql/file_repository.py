@@ -173,7 +173,7 @@ class SqlFileRepository:
         if limit is not None:
             params["limit"] = limit
         query = _listing(bool(prefix), after is not None, limit is not None)
-        return [FileRecord(**row) for row in run(self._c, query, params)]
+        return [FileRecord(*row) for row in run(self._c, query, params).values]  # columns in FileRecord's order
 
     def iter_current(self, agent_id: str, prefix: str) -> Iterator[tuple[str, str]]:
         query = (

@@ -79,7 +79,7 @@ class SqlLogRepository:
 
     def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
         rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit})
-        return [LogEntry(id=r.entry_id, entry=r.entry, created_at=r.created_at, by=r.actor) for r in rows]
+        return [LogEntry(*row) for row in rows.values]  # selected in LogEntry's order: id, entry, created_at, by
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
         query = _LIST_UNDER_PREFIX if prefix else _LIST

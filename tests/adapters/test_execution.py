@@ -3,6 +3,7 @@ once, and a statement built per call is refused once the bounded cache is full i
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,3 +92,25 @@ def test_the_adapter_builds_each_statement_it_runs_once(database_url: str) -> No
         workload(store, "agent-b")  # the same calls with other values: nothing new to compile
         assert len(STATEMENTS) == compiled
     assert compiled <= MAX_COMPILED // 2  # both dialects' statements, with room to spare
+
+
+def test_the_rows_read_by_position_are_selected_in_their_records_order() -> None:
+    """A listing builds FileRecords and a read_log page LogEntries from the driver's values by position (no dict
+    per row): the columns selected must stay in the records' field order."""
+    from scratchpad_adapters.sql import log_repository
+    from scratchpad_adapters.sql.tables import files
+    from scratchpad_core.model import FileRecord, LogEntry
+
+    assert [column.name for column in files.columns] == [field.name for field in dataclasses.fields(FileRecord)]
+    selected = [column.name for column in log_repository._ENTRIES.selected_columns]
+    assert selected == ["entry_id", "entry", "created_at", "actor"]
+    assert [field.name for field in dataclasses.fields(LogEntry)] == ["id", "entry", "created_at", "by"]
+
+
+def test_rows_give_values_dicts_and_scalars_alike(engine: Engine) -> None:
+    statement = text("SELECT 1 AS a, 'x' AS b UNION ALL SELECT 2, 'y'")
+    with engine.connect() as c, c.begin():
+        rows = StatementCache().run(c, statement, {})
+    assert rows.values == [(1, "x"), (2, "y")]
+    assert rows.rows == [{"a": 1, "b": "x"}, {"a": 2, "b": "y"}] and rows.rows[1].b == "y"
+    assert rows.scalars() == [1, 2] and rows.scalar() == 1 and rows.first() == {"a": 1, "b": "x"}
