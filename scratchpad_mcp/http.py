@@ -19,7 +19,9 @@ from scratchpad_adapters.factory import Backend
 
 from .app import http_server, uses_keys
 from .auth import KeyRequired
+from .direct_calls import DirectCalls
 from .http_body import CheckedBody
+from .http_direct import DirectHttp
 from .metrics import Metrics
 from .settings import Settings
 from .web.serve import web_app
@@ -53,7 +55,9 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         host=settings.host,
         max_request_body_size=max_body_bytes(settings),
     )
-    without_event_stream(mcp_app, max_body_bytes(settings))
+    # the DNS-rebinding check the SDK applies (its loopback default included), for the calls answered before it
+    direct = DirectHttp(DirectCalls(server.direct_tools), server.session_manager.security_settings)
+    without_event_stream(mcp_app, max_body_bytes(settings), direct)
 
     async def health(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -107,15 +111,15 @@ class NoEventStream:
         await self.app(scope, receive, send)
 
 
-def without_event_stream(mcp_app: Starlette, max_bytes: int) -> None:
-    """Put NoEventStream and CheckedBody behind the SDK's key check on /mcp (a GET or a broken body without a
-    valid key still gets the 401)."""
+def without_event_stream(mcp_app: Starlette, max_bytes: int, direct: DirectHttp | None = None) -> None:
+    """Put NoEventStream and CheckedBody (with the direct tool calls) behind the SDK's key check on /mcp (a GET or
+    a broken body without a valid key still gets the 401)."""
     for route in mcp_app.routes:
         if isinstance(route, Route) and route.path == "/mcp":
             if isinstance(route.app, RequireAuthMiddleware):
-                route.app.app = NoEventStream(CheckedBody(route.app.app, max_bytes))
+                route.app.app = NoEventStream(CheckedBody(route.app.app, max_bytes, direct))
             else:
-                route.app = NoEventStream(CheckedBody(route.app, max_bytes))
+                route.app = NoEventStream(CheckedBody(route.app, max_bytes, direct))
             return
     raise RuntimeError("the MCP SDK's app has no /mcp route to answer GET on")
 

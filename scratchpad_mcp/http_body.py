@@ -15,6 +15,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import wire, wire_params
+from .http_direct import DirectHttp
 
 log = logging.getLogger("scratchpad.http")
 
@@ -33,9 +34,10 @@ class CheckedBody:
     idle_seconds = IDLE_SECONDS
     body_seconds = BODY_SECONDS
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, direct: DirectHttp | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.direct = direct  # answers the plainest tool calls without the SDK (http_direct)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -82,6 +84,9 @@ class CheckedBody:
             await refuse(scope, receive, send, 400, checked)
             return
         if isinstance(checked, mcp_types.JSONRPCRequest):
+            if self.direct is not None and (reply := await self.direct.answer(scope, receive, checked)) is not None:
+                await Response(reply, media_type="application/json")(scope, receive, send)
+                return
             send = explaining(send, checked)
         await self.app(scope, replay(data, receive), send)
 

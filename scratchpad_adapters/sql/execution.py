@@ -16,7 +16,7 @@ built per call with Connection.execute.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import Connection, exc
@@ -37,7 +37,7 @@ class Rows:
     """A statement's result: its rows as the driver gave them (values, in the order selected), as Row dicts when
     asked (built once), and the row count."""
 
-    def __init__(self, names: list[str], values: list[tuple[Any, ...]], rowcount: int) -> None:
+    def __init__(self, names: list[str], values: Sequence[Any], rowcount: int) -> None:
         self.names = names
         self.values = values
         self.rowcount = rowcount

@@ -1,0 +1,37 @@
+"""Tool calls over streamable HTTP answered by direct_calls, when the SDK's transport would take the request as
+it is: a 2025 revision named in MCP-Protocol-Version, no session id (the server is stateless), an Accept header
+with application/json, and a Host and Origin the SDK's DNS-rebinding check lets through (its own check, run here).
+Anything else goes on to the SDK, which answers, or refuses, as before. The key was checked before (the SDK's
+RequireAuthMiddleware), and the body by CheckedBody.
+
+Over HTTP the SDK's stateless transport builds a transport, a session, streams and a task group per request:
+most of a small call's server time (issue 9)."""
+
+from __future__ import annotations
+
+import mcp_types
+from mcp.server.streamable_http import check_accept_headers
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.requests import Request
+from starlette.types import Receive, Scope
+
+from .direct_calls import DirectCalls
+
+_VERSIONS = frozenset(version.encode() for version in HANDSHAKE_PROTOCOL_VERSIONS)
+
+
+class DirectHttp:
+    def __init__(self, calls: DirectCalls, security: TransportSecuritySettings | None) -> None:
+        self._calls = calls
+        self._security = TransportSecurityMiddleware(security)
+
+    async def answer(self, scope: Scope, receive: Receive, message: mcp_types.JSONRPCRequest) -> bytes | None:
+        """The response body for this request, or None when the SDK is to answer it."""
+        headers = dict(scope["headers"])
+        if headers.get(b"mcp-protocol-version") not in _VERSIONS or b"mcp-session-id" in headers:
+            return None
+        request = Request(scope, receive)
+        if not check_accept_headers(request)[0] or await self._security.validate_request(request, is_post=True):
+            return None
+        return await self._calls.answer(message.id, message.method, message.params)
