@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("scratchpad.stdio")
 
+STREAMS = frozenset({"subscriptions/listen"})  # requests answered only when the client lets go of them
+
 Streams = tuple[ContextReceiveStream[SessionMessage | Exception], ContextSendStream[SessionMessage]]
 
 
@@ -88,8 +90,8 @@ async def streams(
     asked: Asked | None = None,
 ) -> AsyncIterator[Streams]:
     """A reader task turning lines into session messages (answering refusals itself, and the tool calls `direct`
-    takes, once a 2025 handshake is done) and a writer task turning the session's messages into lines, for as long
-    as the block runs."""
+    takes once a 2025 handshake is done, in turn: see Asked.direct_ok) and a writer task turning the session's
+    messages into lines, for as long as the block runs."""
     read_writer, read_stream = create_context_streams[SessionMessage | Exception](0)
     write_stream, write_reader = create_context_streams[SessionMessage](0)
     asked = asked or Asked()
@@ -101,7 +103,7 @@ async def streams(
                 if isinstance(checked, list):
                     await answer(out, checked)
                     continue
-                if direct is not None and asked.legacy and isinstance(checked, mcp_types.JSONRPCRequest):
+                if direct is not None and asked.direct_ok() and isinstance(checked, mcp_types.JSONRPCRequest):
                     try:
                         reply = await direct.answer(checked.id, checked.method, checked.params)
                     except UnicodeEncodeError:
@@ -144,6 +146,12 @@ class Asked:
         self._record = record
         self.initialized = False
         self.legacy = False
+
+    def direct_ok(self) -> bool:
+        """Whether a request may be answered here and now, without the SDK: on a 2025 connection, and with no
+        request before it still with the SDK (it would overtake it: a write, then a read of what it wrote), but
+        for the subscription streams, which stay open and change nothing."""
+        return self.legacy and all(method in STREAMS for method, _ in self._pending.values())
 
     def received(self, message: mcp_types.JSONRPCMessage) -> None:
         if isinstance(message, mcp_types.JSONRPCRequest):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import select
@@ -28,7 +29,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-RECALLED = ("initialize", "tools/list")  # what a host sends first; the other requests wait for the server
+RECALLED = ("initialize", "server/discover", "tools/list")  # what a host sends first; the rest wait for the server
+MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"  # in a 2026-07-28 request's _meta
 MAX_RECALLED_BYTES = 1 << 16  # a longer line is no request recalled here: it is left to the server unparsed
 KEPT_FILES = 16  # cache files kept (one per way of starting); the oldest go
 SOURCES = ("scratchpad_core", "scratchpad_adapters", "scratchpad_mcp", "mcp", "mcp_types", "pydantic", "pydantic_core")
@@ -39,15 +41,24 @@ def cache_dir(environ: Mapping[str, str]) -> Path:
     return Path(base) / "scratchpad-mcp"
 
 
-def request_key(method: str, params: Any) -> str:
-    return json.dumps([method, params], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+def request_key(message: Mapping[str, Any]) -> str:
+    """A request as a key: all of it but its id (so a line unlike the recorded one in any way is no match)."""
+    rest = {key: value for key, value in message.items() if key != "id"}
+    return json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def opens_by_itself(params: Any) -> bool:
+    """Whether a request carries the 2026-07-28 envelope (it needs no handshake before it)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and MODERN_VERSION_KEY in meta
 
 
 def fingerprint(argv: Sequence[str], environ: Mapping[str, str]) -> str:
     """A hash of everything the recalled replies may depend on (see the module's docstring)."""
     digest = hashlib.sha256(json.dumps([sys.executable, list(argv), os.getcwd(), sorted(environ.items())]).encode())
     for name in SOURCES:
-        for folder in _package_folders(name):
+        spec = importlib.util.find_spec(name)  # where the import will find it (nothing is imported)
+        for folder in (spec.submodule_search_locations or []) if spec is not None else []:
             for root, dirs, files in os.walk(folder):
                 dirs.sort()
                 for file in sorted(files):
@@ -55,14 +66,6 @@ def fingerprint(argv: Sequence[str], environ: Mapping[str, str]) -> str:
                         info = os.stat(os.path.join(root, file))
                         digest.update(f"{root}/{file}:{info.st_size}:{info.st_mtime_ns};".encode())
     return digest.hexdigest()[:32]
-
-
-def _package_folders(name: str) -> list[str]:
-    for entry in sys.path:
-        folder = os.path.join(entry or ".", name)
-        if os.path.isdir(folder):
-            return [folder]
-    return []
 
 
 class WarmStart:
@@ -75,6 +78,7 @@ class WarmStart:
         self._recorded = dict(replies)
         self._unread = bytearray()
         self._answered: list[Any] = []
+        self._handshake = False  # an initialize answered by the early reader
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -112,22 +116,26 @@ class WarmStart:
                 done = end + 1
 
     def _answer(self, line: bytes) -> None:
+        """Answer one line if it is a recorded request, and one the server would take now: initialize, or a
+        request after an initialize answered here, or one carrying the 2026-07-28 envelope."""
         if len(line) > MAX_RECALLED_BYTES:
             return
         try:
             message = json.loads(line)
-            request_id = message["id"]
-            result = self._replies.get(request_key(message["method"], message.get("params")))
-        except (ValueError, TypeError, KeyError):
+            request_id, method, params = message["id"], message["method"], message.get("params")
+            result = self._replies.get(request_key(message))
+            in_turn = method == "initialize" or self._handshake or opens_by_itself(params)
+            if result is None or not in_turn or isinstance(request_id, bool) or not isinstance(request_id, int | str):
+                return
+            reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
+            data = json.dumps(reply, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
+        except (ValueError, TypeError, KeyError, AttributeError):  # not a request, or one it cannot answer
             return
-        if result is None or isinstance(request_id, bool) or not isinstance(request_id, int | str):
-            return
-        reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
-        data = json.dumps(reply, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         view = memoryview(data)
         while view:
             view = view[os.write(1, view) :]
         self._answered.append(request_id)
+        self._handshake = self._handshake or method == "initialize"
 
     def handover(self) -> tuple[bytes, list[Any]]:
         """Stop the early reader: what it read (to be read again by the server) and the ids it answered."""
@@ -139,15 +147,18 @@ class WarmStart:
 
     def record(self, method: str, params: Any, result: Any) -> None:
         """Keep the server's reply to one of the first requests for the next start (written at once, if new)."""
-        key = request_key(method, params)
+        key = request_key({"jsonrpc": "2.0", "method": method, **({} if params is None else {"params": params})})
         if method not in RECALLED or self._recorded.get(key) == result:
             return
         self._recorded[key] = result
-        with contextlib.suppress(OSError):
+        draft = self.path.with_suffix(f".{os.getpid()}.tmp")
+        try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            draft = self.path.with_suffix(f".{os.getpid()}.tmp")
             draft.write_text(json.dumps(self._recorded, ensure_ascii=False), encoding="utf-8")
             os.replace(draft, self.path)
             kept = sorted(self.path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
             for old in kept[KEPT_FILES:]:
                 old.unlink(missing_ok=True)
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                draft.unlink(missing_ok=True)

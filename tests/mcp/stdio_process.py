@@ -67,6 +67,10 @@ class JsonRpcProcess:
         """The line answering one request, as the server wrote it."""
         extra = {} if params is None else {"params": params}
         self.send({"jsonrpc": "2.0", "id": request_id, "method": method, **extra})
+        return self.next_line()
+
+    def next_line(self) -> str:
+        """The next line the server writes."""
         line = self._lines.get(timeout=START_TIMEOUT)
         assert line is not None, f"stdout closed; stderr: {''.join(self._stderr)}"
         return line

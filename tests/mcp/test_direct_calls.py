@@ -137,3 +137,26 @@ def test_only_a_2025_handshake_lets_calls_be_taken_directly() -> None:
     assert handshake("2025-11-25").legacy and handshake("2025-06-18").legacy
     assert not handshake("2026-07-28").legacy
     assert not Asked().legacy  # before any handshake (a 2026-07-28 client sends none)
+
+
+def test_calls_run_in_the_order_sent_whichever_path_they_take(process: JsonRpcProcess) -> None:
+    """A call the SDK runs, then plain ones sent before its reply: they wait for it, as they did before."""
+    first = {**call("write_file", agent_id="o", path="p.md", content="first"), "_meta": SDK}
+    lines = [
+        {"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": first},
+        {
+            "jsonrpc": "2.0",
+            "id": 11,
+            "method": "tools/call",
+            "params": call("write_file", agent_id="o", path="p.md", content="second"),
+        },
+        {"jsonrpc": "2.0", "id": 12, "method": "tools/call", "params": call("read_file", agent_id="o", path="p.md")},
+    ]
+    for line in lines:
+        process.send(line)
+    replies = {}
+    for _ in lines:
+        reply = json.loads(process.next_line())
+        replies[reply["id"]] = reply["result"]["structuredContent"]
+    assert replies[10]["version"] == 1 and replies[11]["version"] == 2
+    assert replies[12]["content"] == "second"

@@ -13,6 +13,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
+from scratchpad_mcp import warm_start
 from scratchpad_mcp.warm_start import fingerprint
 from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 from tests.mcp.stdio_process import JsonRpcProcess
@@ -84,7 +85,7 @@ def test_a_request_unlike_the_recalled_one_waits_for_the_server(tmp_path: Path) 
     assert by_id(other)[1] == by_id(first)[1]  # tools/list asked alike: recalled, or answered alike
     assert set(by_id(other)) == {0, 1, 2, 3}
     record = json.loads(cached(tmp_path)[0].read_text())
-    assert sum(key.startswith('["initialize"') for key in record) == 2  # both hosts' handshakes, for next time
+    assert sum(json.loads(key)["method"] == "initialize" for key in record) == 2  # both hosts', for next time
 
 
 def test_a_record_that_cannot_be_read_is_ignored(tmp_path: Path) -> None:
@@ -135,3 +136,53 @@ def test_the_fingerprint_follows_the_command_line_the_environment_and_the_folder
         assert base != fingerprint(["scratchpad-mcp"], {"A": "1"})
     finally:
         os.chdir(here)
+
+
+def test_the_fingerprint_follows_the_code_that_is_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of the package's name that holds no package (as site-packages holds one beside an editable
+    install) is not what is hashed: the package the import finds is."""
+    decoy, real = tmp_path / "first" / "pkgx", tmp_path / "second" / "pkgx"
+    decoy.mkdir(parents=True)
+    (decoy / "data.json").write_text("{}")
+    real.mkdir(parents=True)
+    (real / "__init__.py").write_text("A = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "second"))
+    monkeypatch.syspath_prepend(str(tmp_path / "first"))
+    monkeypatch.setattr(warm_start, "SOURCES", ("pkgx",))
+    before = fingerprint(["scratchpad-mcp"], {})
+    os.utime(real / "__init__.py", ns=(1, 1))
+    assert fingerprint(["scratchpad-mcp"], {}) != before
+
+
+def warm_lines(tmp_path: Path, *lines: dict[str, Any]) -> list[dict[str, Any]]:
+    """A warm start sent these lines one by one, each once the last is answered: every line it wrote."""
+    env = env_for(tmp_path)
+    session(env)
+    with JsonRpcProcess([console_script()], env) as server:
+        for line in lines:
+            server.send(line)
+            server.next_line()
+        out, _ = server.finish()
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def test_a_line_unlike_a_request_gets_the_servers_answer_only(tmp_path: Path) -> None:
+    broken = {"jsonrpc": "1.0", "id": 0, "method": "initialize", "params": handshake()}
+    replies = warm_lines(tmp_path, broken)
+    assert len(replies) == 1 and replies[0]["error"]["message"].startswith("Invalid Request"), replies
+
+
+def test_a_listing_before_the_handshake_is_refused_as_without_a_record(tmp_path: Path) -> None:
+    replies = warm_lines(tmp_path, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert len(replies) == 1 and "error" in replies[0] and "initialize" in replies[0]["error"]["message"], replies
+
+
+def test_a_record_that_cannot_be_written_leaves_nothing_behind(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    session(env)
+    record = cached(tmp_path)[0]
+    record.unlink()
+    record.mkdir()  # in the way of the rename
+    _, err, status = session(env)
+    assert status == 0, err[-2000:]
+    assert [p.name for p in record.parent.iterdir()] == [record.name]
