@@ -6,10 +6,11 @@ for initialize and tools/list before it offers any tool. Those replies depend on
 so a start over stdio records them (request and result, as the SDK gave them) in a file of the user's cache
 directory named by a hash of everything they could depend on: the command line, the working directory, the whole
 environment, the Python running it, and the size and time of every source file of scratchpad and of the SDK. A
-later start with the same hash answers those requests, when they come again exactly (same method, same params),
-from a thread reading stdin while the rest of the server is imported; every line read is then handed to the server
-as if just read, and its own replies to the requests already answered are dropped. Anything else waits for the
-server, as before. A cache that cannot be read or written is ignored: the server starts as it would without one.
+later start with the same hash answers those requests, when they come again exactly (the whole request but its id)
+and in turn (a listing after a handshake answered here, or under the 2026-07-28 envelope), from a thread reading
+stdin while the rest of the server is imported; every line read is then handed to the server as if just read, and
+its own replies to the requests already answered are dropped. Anything else waits for the server, as before. A
+cache that cannot be read or written is ignored: the server starts as it would without one.
 
 Standard library only: this module runs before anything heavy is imported.
 """
