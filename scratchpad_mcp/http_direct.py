@@ -1,6 +1,7 @@
 """Tool calls over streamable HTTP answered by direct_calls, when the SDK's transport would take the request as
-it is: a 2025 revision named in MCP-Protocol-Version, no session id (the server is stateless), an Accept header
-with application/json, and a Host and Origin the SDK's DNS-rebinding check lets through (its own check, run here).
+it is: a 2025 revision named once in MCP-Protocol-Version, no session id (the server is stateless), one Content-Type
+of application/json (in lower case) and an Accept header with it, and a Host and Origin the SDK's DNS-rebinding
+check lets through (its own check, run here).
 Anything else goes on to the SDK, which answers, or refuses, as before. The key was checked before (the SDK's
 RequireAuthMiddleware), and the body by CheckedBody.
 
@@ -28,9 +29,14 @@ class DirectHttp:
 
     async def answer(self, scope: Scope, receive: Receive, message: mcp_types.JSONRPCRequest) -> bytes | None:
         """The response body for this request, or None when the SDK is to answer it."""
-        headers = dict(scope["headers"])
-        if headers.get(b"mcp-protocol-version") not in _VERSIONS or b"mcp-session-id" in headers:
-            return None
+        headers: dict[bytes, list[bytes]] = {}
+        for name, value in scope["headers"]:  # lower-case names; a header may come more than once
+            headers.setdefault(name, []).append(value)
+        versions, types = headers.get(b"mcp-protocol-version", []), headers.get(b"content-type", [])
+        if len(versions) != 1 or versions[0] not in _VERSIONS or b"mcp-session-id" in headers:
+            return None  # the SDK refuses a repeated version; a session id is the SDK's to answer
+        if len(types) != 1 or types[0].split(b";")[0].strip() != b"application/json":
+            return None  # the SDK compares the media type as it is written, case and all
         request = Request(scope, receive)
         if not check_accept_headers(request)[0] or await self._security.validate_request(request, is_post=True):
             return None

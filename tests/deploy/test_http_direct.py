@@ -4,6 +4,7 @@ still only read; a request the SDK would refuse (a foreign Host, no JSON in Acce
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -74,3 +75,23 @@ def test_what_the_sdk_refuses_is_refused_as_before(keyed: tuple[Server, Key, Key
     assert no_json.status_code == 406, no_json.text
     old = post(server, writer, 3, "tools/call", params, **{"MCP-Protocol-Version": "1999-01-01"})
     assert old.status_code == 400, old.text
+
+
+def test_headers_the_sdk_reads_its_own_way_are_left_to_it(keyed: tuple[Server, Key, Key]) -> None:
+    """A repeated MCP-Protocol-Version (the SDK refuses it) and a Content-Type in capitals (the SDK compares it as
+    written) are answered as the SDK answers them, whichever path the call would take."""
+    server, writer, _ = keyed
+    params = READS[0]
+    for headers in (
+        [("MCP-Protocol-Version", "1999-01-01"), ("MCP-Protocol-Version", "2025-06-18")],
+        [("Content-Type", "Application/JSON")],
+    ):
+        replies = []
+        for sent in (params, {**params, "_meta": SDK}):
+            names = {name.lower() for name, _ in headers}
+            base = [(k, v) for k, v in {**HEADERS, **writer.headers}.items() if k.lower() not in names]
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": sent}
+            content = json.dumps(body).encode()
+            reply = httpx2.post(server.mcp_url, content=content, headers=[*base, *headers], timeout=30)
+            replies.append((reply.status_code, reply.content))
+        assert replies[0] == replies[1] and replies[0][0] >= 400, (headers, replies)
