@@ -156,6 +156,10 @@ class Asked:
     def received(self, message: mcp_types.JSONRPCMessage) -> None:
         if isinstance(message, mcp_types.JSONRPCRequest):
             self._pending[message.id] = (message.method, message.params)
+        elif isinstance(message, mcp_types.JSONRPCNotification) and message.method == "notifications/cancelled":
+            cancelled = (message.params or {}).get("requestId")  # its reply may never come: none is owed
+            if isinstance(cancelled, int | str) and not isinstance(cancelled, bool):
+                self._pending.pop(cancelled, None)
 
     def answered(self, message: mcp_types.JSONRPCMessage) -> mcp_types.JSONRPCMessage | None:
         """The message to write (None: a reply the warm start gave already)."""

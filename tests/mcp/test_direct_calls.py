@@ -160,3 +160,15 @@ def test_calls_run_in_the_order_sent_whichever_path_they_take(process: JsonRpcPr
         replies[reply["id"]] = reply["result"]["structuredContent"]
     assert replies[10]["version"] == 1 and replies[11]["version"] == 2
     assert replies[12]["content"] == "second"
+
+
+def test_a_cancelled_request_holds_no_call_back() -> None:
+    import mcp_types
+
+    asked = handshake("2025-11-25")
+    asked.received(mcp_types.JSONRPCRequest(jsonrpc="2.0", id=4, method="tools/call", params={"name": "search_files"}))
+    assert not asked.direct_ok()  # a call after it waits for it
+    asked.received(
+        mcp_types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 4})
+    )
+    assert asked.direct_ok()
