@@ -50,6 +50,9 @@ def uv_env() -> dict[str, str]:
     env = server_env()
     for name in ("VIRTUAL_ENV", "UV_PROJECT_ENVIRONMENT", "UV_RUN_RECURSION_DEPTH", "UV_NO_SYNC", "UV_FROZEN"):
         env.pop(name, None)
+    env.pop("XDG_CACHE_HOME")  # server_env's folder for warm starts: uv keeps its own cache where it always does
+    if "XDG_CACHE_HOME" in os.environ:
+        env["XDG_CACHE_HOME"] = os.environ["XDG_CACHE_HOME"]
     return {**env, "UV_OFFLINE": "1"}  # the warm cache only: a miss fails here rather than downloading
 
 
