@@ -63,8 +63,13 @@ async def test_killed_servers_lose_no_acknowledged_call_and_leave_nothing_half_d
     assert sum(w.acknowledged for w in workers) >= sum(calls for calls, _ in moments), "each kill came after its calls"
     done = db_check(empty_url, LIMITS)  # the command, as a user runs it after the last restart
     assert done.returncode == 0 and done.stdout.startswith("OK: every agent: 1 agent, "), done.stdout + done.stderr
-    # the kills landed both before a call committed and after, before its reply
-    assert all(sum(w.in_flight[outcome] for w in workers) > 0 for outcome in ("happened", "did not happen"))
+    # the kills landed before a call committed, and (where that window is wide enough to be hit at random) after
+    # it, before its reply: over stdio on SQLite a reply follows its commit within some tens of microseconds
+    # (direct_calls), so 25 kills land there 0 or 1 times in 75 calls in flight; over HTTP, or waiting on
+    # Postgres's commit, several times
+    landed = {outcome: sum(w.in_flight[outcome] for w in workers) for outcome in ("happened", "did not happen")}
+    assert landed["did not happen"] > 0, landed
+    assert landed["happened"] > 0 or (backend, transport) == ("sqlite", "stdio"), landed
 
 
 async def _cycles(
