@@ -16,7 +16,7 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -24,11 +24,11 @@ import mcp_types
 from mcp.server.mcpserver import MCPServer
 from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream, create_context_streams
 from mcp.shared.message import SessionMessage
-from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic_core import PydanticSerializationError
 
-from . import stdio_pipes, wire, wire_params
+from . import stdio_pipes, wire
 from .direct_calls import DirectCalls
+from .stdio_asked import Asked
 from .stdio_lines import Oversized, lines
 from .stdio_pipes import Sink
 
@@ -36,8 +36,6 @@ if TYPE_CHECKING:
     from .warm_start import WarmStart
 
 log = logging.getLogger("scratchpad.stdio")
-
-STREAMS = frozenset({"subscriptions/listen"})  # requests answered only when the client lets go of them
 
 Streams = tuple[ContextReceiveStream[SessionMessage | Exception], ContextSendStream[SessionMessage]]
 
@@ -130,58 +128,6 @@ async def streams(
         tasks.start_soon(reader)
         tasks.start_soon(writer)
         yield read_stream, write_stream  # the tasks end as the SDK does: at the end of stdin and of the session
-
-
-class Asked:
-    """The client's requests in flight (method and params by id), to put words to the SDK's INVALID_PARAMS
-    errors that name nothing (wire_params), whether initialize has been answered, and whether it agreed on a 2025
-    revision (legacy: the connection keeps the handshake's session). With a warm start: the ids it answered
-    already, whose replies are dropped (once each), and where the replies to a host's first requests are kept."""
-
-    def __init__(
-        self, answered: Sequence[Any] = (), record: Callable[[str, Any, dict[str, Any]], None] | None = None
-    ) -> None:
-        self._pending: dict[Any, tuple[str, Any]] = {}
-        self._answered = list(answered)
-        self._record = record
-        self.initialized = False
-        self.legacy = False
-
-    def direct_ok(self) -> bool:
-        """Whether a request may be answered here and now, without the SDK: on a 2025 connection, and with no
-        request before it still with the SDK (it would overtake it: a write, then a read of what it wrote), but
-        for the subscription streams, which stay open and change nothing."""
-        return self.legacy and all(method in STREAMS for method, _ in self._pending.values())
-
-    def received(self, message: mcp_types.JSONRPCMessage) -> None:
-        if isinstance(message, mcp_types.JSONRPCRequest):
-            self._pending[message.id] = (message.method, message.params)
-        elif isinstance(message, mcp_types.JSONRPCNotification) and message.method == "notifications/cancelled":
-            cancelled = (message.params or {}).get("requestId")  # its reply may never come: none is owed
-            if isinstance(cancelled, int | str) and not isinstance(cancelled, bool):
-                self._pending.pop(cancelled, None)
-
-    def answered(self, message: mcp_types.JSONRPCMessage) -> mcp_types.JSONRPCMessage | None:
-        """The message to write (None: a reply the warm start gave already)."""
-        if not isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)):
-            return message
-        method, params = self._pending.pop(message.id, (None, None))
-        if isinstance(message, mcp_types.JSONRPCResponse):
-            if method == "initialize":
-                self.initialized = True
-                self.legacy = message.result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS
-            if method is not None and self._record is not None:
-                self._record(method, params, message.result)
-        if message.id in self._answered:
-            self._answered.remove(message.id)
-            return None
-        if isinstance(message, mcp_types.JSONRPCResponse):
-            return message
-        if method is None or not wire_params.is_vague(message.error.code, message.error.message):
-            return message
-        text = wire_params.explained(method, params, initialized=self.initialized)
-        error = mcp_types.ErrorData(code=message.error.code, message=text)
-        return mcp_types.JSONRPCError(jsonrpc="2.0", id=message.id, error=error)
 
 
 def received(line: bytes | Oversized, bound: int) -> wire.Checked:

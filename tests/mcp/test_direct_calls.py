@@ -13,7 +13,7 @@ from scratchpad_core.service import Scratchpad
 from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.direct_calls import DirectCalls
 from scratchpad_mcp.server import build_server
-from scratchpad_mcp.stdio import Asked
+from scratchpad_mcp.stdio_asked import Asked
 from tests.mcp.helpers import console_script, server_env
 from tests.mcp.stdio_process import JsonRpcProcess
 
