@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("scratchpad.stdio")
 
+DRAIN_SECONDS = 30.0  # at the end of stdin, how long the requests still running may take to be answered
+
 Streams = tuple[ContextReceiveStream[SessionMessage | Exception], ContextSendStream[SessionMessage]]
 
 
@@ -115,6 +117,11 @@ async def streams(
                     await read_writer.send(SessionMessage(checked))
                 except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                     return  # the session has ended
+            # The end of stdin ends the session, and the SDK drops what it is still running: first let the
+            # requests sent before it be answered (a client that writes its requests and closes stdin).
+            with anyio.move_on_after(DRAIN_SECONDS):
+                while asked.owed():
+                    await anyio.sleep(0.005)
 
     async def writer() -> None:
         async with write_reader:

@@ -35,6 +35,10 @@ class Asked:
         for the subscription streams, which stay open and change nothing."""
         return self.legacy and all(method in STREAMS for method, _ in self._pending.values())
 
+    def owed(self) -> bool:
+        """Whether a request is still with the SDK, its reply owed (a subscription stream aside: it lasts)."""
+        return any(method not in STREAMS for method, _ in self._pending.values())
+
     def received(self, message: mcp_types.JSONRPCMessage) -> None:
         if isinstance(message, mcp_types.JSONRPCRequest):
             self._pending[message.id] = (message.method, message.params)

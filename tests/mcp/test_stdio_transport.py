@@ -120,6 +120,37 @@ def test_stdin_from_a_file_and_the_line_bound(tmp_path: Path) -> None:
     assert {m["id"]: m for m in written if "id" in m} == by_id
 
 
+def test_requests_sent_just_before_the_end_of_stdin_are_answered(tmp_path: Path) -> None:
+    """A client that writes its requests and closes stdin at once (a script piping lines in) gets every reply:
+    the tool calls the SDK runs (the first, while the handshake is still in flight) and the direct ones, the last
+    line's included, and then the server exits."""
+
+    def request(number: int, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": number, "method": method, **({} if params is None else {"params": params})}
+
+    def call(number: int, tool: str, **arguments: Any) -> dict[str, Any]:
+        return request(number, "tools/call", {"name": tool, "arguments": {"agent_id": "eof", **arguments}})
+
+    feed = [
+        request(1, "initialize", INITIALIZE),
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        call(2, "write_file", path="a.md", content="one\n"),
+        call(3, "read_file", path="a.md"),
+        request(4, "tools/list"),
+        call(5, "append_log", path="log", entry="last"),
+    ]
+    env = server_env(SCRATCHPAD_DATABASE_URL=f"sqlite:///{tmp_path / 'eof.db'}")
+    stdin = b"".join(json.dumps(line).encode() + b"\n" for line in feed)
+    done = subprocess.run(
+        [console_script()], input=stdin, capture_output=True, env=env, cwd=tmp_path, timeout=START_TIMEOUT, check=False
+    )
+    assert done.returncode == 0, done.stderr.decode()[-2000:]
+    by_id = {m["id"]: m for m in map(json.loads, done.stdout.splitlines())}
+    assert set(by_id) == {1, 2, 3, 4, 5}, done.stdout[-500:]
+    assert json.loads(by_id[3]["result"]["content"][0]["text"])["content"] == "one\n"
+    assert json.loads(by_id[5]["result"]["content"][0]["text"])["entry_id"] == 1
+
+
 def test_stdin_from_dev_null_ends_cleanly() -> None:
     done = run_tiny(subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
@@ -192,7 +223,8 @@ def test_an_oversized_line_answered_with_its_id_at_either_end(tmp_path: Path) ->
 
 def fed(lines: list[bytes], last: int) -> tuple[list[dict[str, Any]], bytes]:
     """The tiny server's replies (but initialize's) to initialize and then these lines, up to the one with id
-    `last` (stdin stays open until then: requests still running when it ends may go unanswered), and its stderr."""
+    `last` (stdin stays open until then, so that the replies come in the order the lines were sent), and its
+    stderr."""
     first = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE}).encode()
     process = subprocess.Popen(
         [TINY.command, *TINY.args], cwd=ROOT, env=TINY.env,
