@@ -26,6 +26,7 @@ from .memory import MemoryDatabase, MemoryKeyStore, MemoryRateLimiter, MemoryUni
 from .regex_engine import BoundedRegexEngine
 from .sql import migrate
 from .sql.engine import make_engine
+from .sql.held import HeldConnection, holds
 from .sql.keys import SqlKeyStore, SqlRateLimiter
 from .sql.unit_of_work import SqlUnitOfWork
 from .sql.watchdog import watched
@@ -82,8 +83,15 @@ class SqlBackend(Backend):
 
     @classmethod
     def open(cls, engine: Engine, limits: Limits | None, summarizer: Summarizer) -> SqlBackend:
-        unit_of_work = functools.partial(SqlUnitOfWork, engine)
-        store = _scratchpad(unit_of_work, limits, summarizer, on_close=engine.dispose)
+        held = HeldConnection(engine) if holds(engine) else None
+        unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held)
+
+        def close() -> None:
+            if held is not None:
+                held.close()
+            engine.dispose()
+
+        store = _scratchpad(unit_of_work, limits, summarizer, on_close=close)
         return cls(engine, store, ApiKeys(SqlKeyStore(engine), wall_clock_ms), unit_of_work)
 
     def rate_limiter(self, per_second: float, burst: int, clock: Clock = wall_clock_ms) -> RateLimiter:

@@ -10,6 +10,7 @@ from sqlalchemy import Connection, Engine, RootTransaction, exc
 from .engine import snapshot
 from .errors import classify
 from .file_repository import SqlFileRepository
+from .held import HeldConnection
 from .log_repository import SqlLogRepository
 from .request_repository import SqlRequestRepository
 from .summary_repository import SqlSummaryRepository
@@ -24,26 +25,31 @@ class SqlUnitOfWork:
     usage: SqlUsageRepository
     requests: SqlRequestRepository
 
-    def __init__(self, engine: Engine, *, read_only: bool = False) -> None:
+    def __init__(self, engine: Engine, *, read_only: bool = False, held: HeldConnection | None = None) -> None:
         self._engine = engine
         self._read_only = read_only
+        self._held = None if read_only else held  # a snapshot's options would stay on the held connection
         self._watch = contextlib.ExitStack()
         self._connection: Connection | None = None
         self._transaction: RootTransaction | None = None
+        self._from_held = False
 
     def __enter__(self) -> SqlUnitOfWork:
         try:
-            connection = self._engine.connect()
+            connection = self._held.take() if self._held is not None else None
+            self._from_held = connection is not None
+            if connection is None:
+                connection = self._engine.connect()
         except exc.DBAPIError as error:
             raise (classify(error) or error) from error
         try:
             if self._read_only:
                 connection = snapshot(connection)
-            self._watch.enter_context(watched(connection))
+            if not self._from_held:  # a held connection is SQLite's, which no watchdog bounds
+                self._watch.enter_context(watched(connection))
             self._transaction = connection.begin()
         except BaseException as error:
-            self._watch.close()
-            connection.close()
+            self._release(connection)
             if isinstance(error, exc.DBAPIError):
                 raise (classify(error) or error) from error
             raise
@@ -69,11 +75,18 @@ class SqlUnitOfWork:
         except exc.SQLAlchemyError:
             pass  # the connection is gone (or was invalidated): the pool discards it, and the transaction with it
         finally:
-            # Stop watching before the connection goes back to the pool, where another call may take it.
-            self._watch.close()
             if connection is not None:
-                connection.close()
+                self._release(connection)
         if isinstance(error, exc.DBAPIError):
             mapped = classify(error)
             if mapped is not None:
                 raise mapped from error
+
+    def _release(self, connection: Connection) -> None:
+        if self._from_held:
+            assert self._held is not None
+            self._held.give_back()
+            return
+        # Stop watching before the connection goes back to the pool, where another call may take it.
+        self._watch.close()
+        connection.close()

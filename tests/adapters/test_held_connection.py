@@ -1,0 +1,100 @@
+"""On a SQLite file, the first thread to run a unit of work keeps one connection out of the pool for its later
+ones (sql.held); every other thread, a snapshot read, and every other backend go through the pool as before."""
+
+from __future__ import annotations
+
+import queue
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy.pool import QueuePool
+
+from scratchpad_adapters.factory import SqlBackend, open_backend
+from scratchpad_core.changes import FileChange
+from scratchpad_core.errors import VersionConflict
+
+
+def on_thread(work: object) -> None:
+    assert callable(work)
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            work()
+        except BaseException as error:  # handed back to the test
+            failures.append(error)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert not failures, failures
+
+
+def test_one_thread_keeps_one_connection_and_others_use_the_pool(tmp_path: Path) -> None:
+    backend = open_backend(f"sqlite:///{tmp_path / 'held.db'}")
+    assert isinstance(backend, SqlBackend)
+    pool = backend.engine.pool
+    assert isinstance(pool, QueuePool)
+    store = backend.store
+    store.write_file("a", "one.md", "1\n")
+    assert pool.checkedout() == 1  # held between calls
+    for n in range(5):
+        store.read_file("a", "one.md")
+        store.append_log("a", "events", f"entry {n}")
+    assert pool.checkedout() == 1
+    on_thread(lambda: store.write_file("a", "two.md", "2\n"))
+    assert pool.checkedout() == 1  # the other thread's connection went back
+    assert store.read_file("a", "two.md").content == "2\n"
+    backend.close()
+    assert pool.checkedout() == 0
+
+
+def test_a_failed_call_on_the_held_connection_leaves_it_usable(tmp_path: Path) -> None:
+    backend = open_backend(f"sqlite:///{tmp_path / 'held.db'}")
+    store = backend.store
+    store.write_file("a", "plan.md", "one\n")
+    with pytest.raises(VersionConflict):
+        store.write_file("a", "plan.md", "two\n", expected_version=7)  # rolled back
+    with pytest.raises(VersionConflict):
+        store.write_file("a", "new.md", "x\n", expected_version=3)
+    assert store.read_file("a", "plan.md").content == "one\n"
+    assert [f.path for f in store.list_files("a").files] == ["plan.md"]
+    backend.close()
+
+
+def test_a_feed_hears_the_held_connection_and_the_pool(tmp_path: Path) -> None:
+    """Opened after the connection was taken (its triggers are installed at its next unit of work), the change
+    feed hears what the held connection commits, what other threads commit, and nothing rolled back."""
+    backend = open_backend(f"sqlite:///{tmp_path / 'held.db'}")
+    store = backend.store
+    store.write_file("a", "before.md", "x\n")
+    heard: queue.Queue[FileChange] = queue.Queue()
+    backend.change_feed().subscribe(heard.put)
+    store.write_file("a", "held.md", "y\n")
+    assert heard.get(timeout=5) == FileChange("a", "held.md", "created")
+    with pytest.raises(VersionConflict):
+        store.write_file("a", "refused.md", "z\n", expected_version=2)
+    on_thread(lambda: store.write_file("a", "pooled.md", "t\n"))
+    assert heard.get(timeout=5) == FileChange("a", "pooled.md", "created")
+    store.delete_file("a", "before.md")
+    assert heard.get(timeout=5) == FileChange("a", "before.md", "deleted")
+    with pytest.raises(queue.Empty):
+        pytest.fail(f"heard {heard.get(timeout=0.5)} too")
+    backend.close()
+
+
+@pytest.mark.parametrize("url", ["memory", "postgres"])
+def test_nothing_is_held_elsewhere(url: str, request: pytest.FixtureRequest) -> None:
+    if url == "postgres":
+        backend = open_backend(request.getfixturevalue("postgres_session_url"))
+        assert isinstance(backend, SqlBackend)
+        backend.store.write_file("held-test", "a.md", "x\n")
+        pool = backend.engine.pool
+        assert isinstance(pool, QueuePool) and pool.checkedout() == 0
+        backend.store.delete_file("held-test", "a.md")
+    else:
+        backend = open_backend("memory://")
+        backend.store.write_file("a", "a.md", "x\n")
+        on_thread(lambda: backend.store.write_file("a", "b.md", "y\n"))  # one connection, shared in turn
+    backend.close()
