@@ -12,6 +12,17 @@ from .text import count_lines
 
 
 @dataclass(frozen=True)
+class FileInfo:
+    """What a listing shows of a file: its head row without the store's bookkeeping (id, hash, agent)."""
+
+    path: str
+    current_version: int
+    bytes: int
+    created_at: int
+    updated_at: int
+
+
+@dataclass(frozen=True)
 class FileRecord:
     """A file's head row: where it stands now."""
 
@@ -23,6 +34,9 @@ class FileRecord:
     sha256: str
     created_at: int
     updated_at: int
+
+    def info(self) -> FileInfo:
+        return FileInfo(self.path, self.current_version, self.bytes, self.created_at, self.updated_at)
 
 
 @dataclass(frozen=True)
@@ -66,10 +80,12 @@ class LogRecord:
 
 @dataclass(frozen=True)
 class LogEntry:
+    """An entry of a log, as read_log returns it (results.LogEntryOut is this class)."""
+
     id: int
     entry: str
     created_at: int
-    by: str  # who appended it (actors.py)
+    by: str | None = None  # who appended it (actors.py), when asked for (read_log's show_by)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,18 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
 from .limits import Limits
-from .model import Advance, FileRecord, LogEntry, LogRecord, StoredRequest, Usage, UsageDelta, Version, VersionInfo
+from .model import (
+    Advance,
+    FileInfo,
+    FileRecord,
+    LogEntry,
+    LogRecord,
+    StoredRequest,
+    Usage,
+    UsageDelta,
+    Version,
+    VersionInfo,
+)
 
 if TYPE_CHECKING:  # keys.py builds on KeyStore; only the annotations here need ApiKey
     from .keys import ApiKey
@@ -46,6 +57,9 @@ class FileRepository(Protocol):
 
     def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
         """Every agent's files, sorted by (agent_id, path), after the cursor (an (agent_id, path) pair)."""
+
+    def listing(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileInfo]:
+        """What list() finds, as a listing shows it (a listing of thousands builds each row once)."""
 
     def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
         """Files whose path starts with `prefix` (literally), sorted by path, after the cursor."""
@@ -85,7 +99,8 @@ class LogRepository(Protocol):
     def append(self, log_id: int, entry: str, size: int, now: int, by: str) -> int:
         """Bump the log's head counter and store the entry under it; returns the entry id."""
 
-    def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]: ...
+    def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
+        """Up to `limit` entries after id `after`, in id order; each says who appended it if `with_by`."""
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]: ...
 

@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import model
 from .diffing import Chunk
 from .hunks import Hunk
 from .model import VersionInfo
+
+# A listing's row and a log page's entry are model's: a repository builds them, once a row.
+FileInfo = model.FileInfo
+LogEntryOut = model.LogEntry
 
 
 @dataclass(frozen=True)
@@ -49,15 +54,6 @@ class ReadResult:
     total_lines: int | None = None
     truncated: bool | None = None  # a full read past its bound: the first lines that fit, total_lines and
     next_start_line: int | None = None  # the start_line to read on from
-
-
-@dataclass(frozen=True)
-class FileInfo:
-    path: str
-    current_version: int
-    bytes: int
-    created_at: int
-    updated_at: int
 
 
 @dataclass(frozen=True)
@@ -110,14 +106,6 @@ class AppendResult:
     path: str
     entry_id: int
     bytes_written: int
-
-
-@dataclass(frozen=True)
-class LogEntryOut:
-    id: int
-    entry: str
-    created_at: int
-    by: str | None = None  # who appended it, when read_log is asked (show_by)
 
 
 @dataclass(frozen=True)

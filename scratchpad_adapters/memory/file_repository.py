@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator, Sequence
 
-from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
+from scratchpad_core.model import Advance, Advanced, FileInfo, FileRecord, NotAdvanced, Version, VersionInfo
 from scratchpad_core.numbering import move_shift, next_number
 
 from .database import Tables, Transaction
@@ -91,6 +91,9 @@ class MemoryFileRepository:
             key=lambda r: (r.agent_id, r.path),
         )
         return rows[:limit]
+
+    def listing(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileInfo]:
+        return [r.info() for r in self.list(agent_id, prefix, after, limit)]
 
     def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
         rows = [r for r in self._tx.tables.files.under(agent_id, prefix) if r.current_version > 0]

@@ -39,10 +39,10 @@ class MemoryLogRepository:
         t.entries[log_id] = (*t.entries.get(log_id, ()), EntryRow(bumped.last_entry_id, entry, size, now, by))
         return bumped.last_entry_id
 
-    def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
+    def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         rows = self._tx.tables.entries.get(log_id, ())
         start = bisect.bisect_right(rows, after, key=lambda r: r.id)
-        return [LogEntry(r.id, r.entry, r.created_at, r.by) for r in rows[start : start + limit]]
+        return [LogEntry(r.id, r.entry, r.created_at, r.by if with_by else None) for r in rows[start : start + limit]]
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
         # A deleted log keeps its row, with no entries, so that its ids carry on if it comes back.

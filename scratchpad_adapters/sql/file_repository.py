@@ -23,7 +23,7 @@ from sqlalchemy import (
     update,
 )
 
-from scratchpad_core.model import Advance, Advanced, FileRecord, NotAdvanced, Version, VersionInfo
+from scratchpad_core.model import Advance, Advanced, FileInfo, FileRecord, NotAdvanced, Version, VersionInfo
 
 from .execution import run
 from .file_moves import move_heads
@@ -77,11 +77,13 @@ _FORGET_FILES = forgetting(
 )
 
 
+_INFO = (f.path, f.current_version, f.bytes, f.created_at, f.updated_at)  # FileInfo's fields, in its order
+
+
 @functools.cache
-def _listing(prefixed: bool, after: bool, limited: bool) -> Select[Any]:
-    query = select(files).where(
-        f.agent_id == bindparam("agent_id"), f.current_version > 0, under_prefix(f.path, prefixed)
-    )
+def _listing(info: bool, prefixed: bool, after: bool, limited: bool) -> Select[Any]:
+    query = select(*_INFO) if info else select(files)
+    query = query.where(f.agent_id == bindparam("agent_id"), f.current_version > 0, under_prefix(f.path, prefixed))
     if after:
         query = query.where(f.path > bindparam("after"))
     query = query.order_by(f.path)
@@ -166,14 +168,19 @@ class SqlFileRepository:
         agent_id, path = after or ("", "")
         return [FileRecord(**row) for row in run(self._c, query, {"agent_id": agent_id, "path": path, "limit": limit})]
 
-    def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
+    def listing(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileInfo]:
+        return [FileInfo(*row) for row in self._listed(True, agent_id, prefix, after, limit)]  # in its order
+
+    def _listed(self, info: bool, agent_id: str, prefix: str, after: str | None, limit: int | None) -> Sequence[Any]:
         params: dict[str, Any] = {"agent_id": agent_id, **prefix_bounds(prefix)}
         if after is not None:
             params["after"] = after
         if limit is not None:
             params["limit"] = limit
-        query = _listing(bool(prefix), after is not None, limit is not None)
-        return [FileRecord(*row) for row in run(self._c, query, params).values]  # columns in FileRecord's order
+        return run(self._c, _listing(info, bool(prefix), after is not None, limit is not None), params).values
+
+    def list(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileRecord]:
+        return [FileRecord(*row) for row in self._listed(False, agent_id, prefix, after, limit)]  # in its order
 
     def iter_current(self, agent_id: str, prefix: str) -> Iterator[tuple[str, str]]:
         query = (

@@ -77,9 +77,11 @@ class SqlLogRepository:
         )
         return entry_id
 
-    def entries(self, log_id: int, after: int, limit: int) -> list[LogEntry]:
-        rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit})
-        return [LogEntry(*row) for row in rows.values]  # selected in LogEntry's order: id, entry, created_at, by
+    def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
+        rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit}).values
+        if with_by:
+            return [LogEntry(*row) for row in rows]  # selected in LogEntry's order: id, entry, created_at, by
+        return [LogEntry(entry_id, entry, created_at) for entry_id, entry, created_at, _ in rows]
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]:
         query = _LIST_UNDER_PREFIX if prefix else _LIST

@@ -11,7 +11,6 @@ from ..limits import Limits
 from ..model import FileRecord, UsageDelta
 from ..paths import check_agent_id, check_path
 from ..ports import Clock, RegexEngine, Summarizer, UnitOfWork, UnitOfWorkFactory
-from ..results import FileInfo
 from ..retries import Request
 
 T = TypeVar("T")
@@ -99,11 +98,6 @@ def require_file(record: FileRecord | None, path: str) -> FileRecord:
     if record is None or record.current_version == 0:
         raise not_found(path)
     return record
-
-
-def file_info(record: FileRecord) -> FileInfo:
-    """What a listing tells of a file: its head row without the store's own bookkeeping (id, hash, agent)."""
-    return FileInfo(record.path, record.current_version, record.bytes, record.created_at, record.updated_at)
 
 
 def not_found(path: str) -> NotFound:

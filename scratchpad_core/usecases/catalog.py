@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from ..bounds import MAX_LIST_LIMIT, check_range
 from ..ports import UnitOfWork
 from ..results import FileInfo
-from .base import UseCaseBase, file_info
+from .base import UseCaseBase
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Catalog(UseCaseBase):
             rows = uow.files.list_all(after, limit + 1)
             more = len(rows) > limit
             page = rows[:limit]
-            files = [(r.agent_id, file_info(r)) for r in page]
+            files = [(r.agent_id, r.info()) for r in page]
             return StoreFiles(files, (page[-1].agent_id, page[-1].path) if more else None)
 
         return self._transact(work, read_only=True)

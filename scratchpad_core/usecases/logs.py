@@ -9,7 +9,7 @@ from ..limits import check_entry_size
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
-from ..results import AppendResult, DeleteLogResult, LogEntryOut, LogInfo, LogListing, LogPage
+from ..results import AppendResult, DeleteLogResult, LogInfo, LogListing, LogPage
 from ..retries import Request
 from .base import UseCaseBase, checked
 
@@ -66,19 +66,18 @@ class Logs(UseCaseBase):
                 self._count(uow, agent_id)
                 return LogPage([], 0, since_entry or 0, False)
             if tail is not None:
-                rows = uow.logs.entries(log.id, max(0, log.last_entry_id - tail), tail)
+                rows = uow.logs.entries(log.id, max(0, log.last_entry_id - tail), tail, with_by=show_by)
                 page, more, total = rows, False, len(rows)
                 cursor = rows[-1].id if rows else log.last_entry_id
             else:
                 after, size = since_entry or 0, limit or LOG_PAGE_SIZE
-                rows = uow.logs.entries(log.id, min(after, log.last_entry_id), size + 1)
+                rows = uow.logs.entries(log.id, min(after, log.last_entry_id), size + 1, with_by=show_by)
                 page, more = rows[:size], len(rows) > size
                 first = log.last_entry_id - log.entries + 1  # ids are contiguous; a log that came back starts later
                 total = max(0, log.last_entry_id - max(after, first - 1))
                 cursor = page[-1].id if page else after
             self._count(uow, agent_id)
-            entries = [LogEntryOut(e.id, e.entry, e.created_at, e.by if show_by else None) for e in page]
-            return LogPage(entries, total, cursor, more)
+            return LogPage(page, total, cursor, more)
 
         return self._transact(work)
 

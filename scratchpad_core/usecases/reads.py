@@ -15,7 +15,7 @@ from ..paths import check_agent_id, check_cursor, check_prefix
 from ..ports import UnitOfWork
 from ..results import FileListing, ReadResult, VersionList
 from ..text import split_keepends
-from .base import UseCaseBase, checked, file_info, require_file
+from .base import UseCaseBase, checked, require_file
 
 DiffFormat = Literal["chunks", "unified", "compact"]  # the first is the default, the original's
 DIFF_FORMATS: tuple[DiffFormat, ...] = get_args(DiffFormat)
@@ -84,12 +84,11 @@ class FileReads(UseCaseBase):
         after = check_cursor(cursor)
 
         def work(uow: UnitOfWork) -> FileListing:
-            rows = uow.files.list(agent_id, prefix, after, None if limit is None else limit + 1)
+            rows = uow.files.listing(agent_id, prefix, after, None if limit is None else limit + 1)
             more = limit is not None and len(rows) > limit
             page = rows[:limit] if more else rows
             self._count(uow, agent_id)
-            files = [file_info(r) for r in page]
-            return FileListing(files, len(files), page[-1].path if more else None)
+            return FileListing(page, len(page), page[-1].path if more else None)
 
         return self._transact(work)
 
