@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from mcp.types import CallToolResult, TextContent
+from pydantic_core import PydanticSerializationError, to_json
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
 _FIELDS: dict[type, tuple[str, ...]] = {}  # each result dataclass's field names, looked up once
@@ -34,7 +35,13 @@ def plain(value: Any) -> Any:
 
 
 def compact_json(payload: Any) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON with non-ASCII characters as they are. pydantic_core writes the same text as json.dumps with
+    these options for what a result holds (strings, integers, booleans, None, lists, dicts), about four times as
+    fast on a listing of 1,000 files (issue 9); json's encoder takes what it refuses (a lone surrogate)."""
+    try:
+        return to_json(payload).decode()
+    except PydanticSerializationError:
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
 
 
 def success(result: Any) -> CallToolResult:
