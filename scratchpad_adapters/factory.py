@@ -24,10 +24,11 @@ from .anthropic_summarizer import AnthropicSummarizer
 from .changes import MemoryChangeFeed, PostgresChangeFeed, SqliteChangeFeed
 from .memory import MemoryDatabase, MemoryKeyStore, MemoryRateLimiter, MemoryUnitOfWork, is_memory_url
 from .regex_engine import BoundedRegexEngine
-from .sql import migrate
+from .sql import migrate, sqlite_files
 from .sql.engine import make_engine
-from .sql.held import HeldConnection, holds
+from .sql.held import HeldConnection
 from .sql.keys import SqlKeyStore, SqlRateLimiter
+from .sql.turns import WriterTurns
 from .sql.unit_of_work import SqlUnitOfWork
 from .sql.watchdog import watched
 from .timeouts import CALL_TIMEOUT_S, LOCK_TIMEOUT_MS
@@ -82,9 +83,13 @@ class SqlBackend(Backend):
         self.head_revision = migrate.head_revision()
 
     @classmethod
-    def open(cls, engine: Engine, limits: Limits | None, summarizer: Summarizer) -> SqlBackend:
-        held = HeldConnection(engine) if holds(engine) else None
-        unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held)
+    def open(
+        cls, engine: Engine, limits: Limits | None, summarizer: Summarizer, lock_timeout_ms: int = LOCK_TIMEOUT_MS
+    ) -> SqlBackend:
+        held, turns = (
+            (HeldConnection(engine), WriterTurns(lock_timeout_ms)) if sqlite_files.on_a_file(engine) else (None, None)
+        )
+        unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held, turns=turns)
 
         def close() -> None:
             if held is not None:
@@ -165,7 +170,7 @@ def open_backend(
     except BaseException:
         engine.dispose()
         raise
-    return SqlBackend.open(engine, limits, summarizer)
+    return SqlBackend.open(engine, limits, summarizer, lock_timeout_ms)
 
 
 def _scratchpad(

@@ -24,13 +24,16 @@ def classified() -> Iterator[None]:
         raise (classify(error) or error) from error
 
 
+BUSY = "The database is busy with other writers; nothing was changed. Retry the call."
+
+
 def classify(error: exc.DBAPIError) -> StorageError | None:
     """The domain's error for this driver error, or None for one that means none of these (let it show)."""
     original = error.orig
     state = getattr(original, "sqlstate", None) or ""
     message = str(original).lower()
     if state in _PG_BUSY_STATES or "database is locked" in message or "database is busy" in message:
-        return StorageBusy("The database is busy with other writers; nothing was changed. Retry the call.")
+        return StorageBusy(BUSY)
     if state == _PG_READ_ONLY or "readonly database" in message:
         return StorageError(
             "The database is read-only (an administrator set it so, or it is a replica); nothing was changed. "

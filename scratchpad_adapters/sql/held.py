@@ -21,12 +21,6 @@ from typing import Any
 from sqlalchemy import Connection, Engine, exc
 
 
-def holds(engine: Engine) -> bool:
-    """Whether units of work on this engine keep a connection: a SQLite file (a pool of more than one)."""
-    size = getattr(engine.pool, "size", None)
-    return engine.dialect.name == "sqlite" and callable(size) and size() > 1
-
-
 class HeldConnection:
     """The connection one thread's units of work use without the pool (see the module's docstring)."""
 

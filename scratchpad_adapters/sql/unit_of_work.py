@@ -14,6 +14,7 @@ from .held import HeldConnection
 from .log_repository import SqlLogRepository
 from .request_repository import SqlRequestRepository
 from .summary_repository import SqlSummaryRepository
+from .turns import WriterTurns
 from .usage_repository import SqlUsageRepository
 from .watchdog import watched
 
@@ -25,10 +26,19 @@ class SqlUnitOfWork:
     usage: SqlUsageRepository
     requests: SqlRequestRepository
 
-    def __init__(self, engine: Engine, *, read_only: bool = False, held: HeldConnection | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        read_only: bool = False,
+        held: HeldConnection | None = None,
+        turns: WriterTurns | None = None,
+    ) -> None:
         self._engine = engine
         self._read_only = read_only
         self._held = None if read_only else held  # a snapshot's options would stay on the held connection
+        self._turns = None if read_only else turns  # a snapshot writes nothing, and SQLite lets it read meanwhile
+        self._turn = False
         self._watch = contextlib.ExitStack()
         self._connection: Connection | None = None
         self._transaction: RootTransaction | None = None
@@ -47,6 +57,9 @@ class SqlUnitOfWork:
                 connection = snapshot(connection)
             if not self._from_held:  # a held connection is SQLite's, which no watchdog bounds
                 self._watch.enter_context(watched(connection))
+            if self._turns is not None:
+                self._turns.take()
+                self._turn = True
             self._transaction = connection.begin()
         except BaseException as error:
             self._release(connection)
@@ -83,6 +96,10 @@ class SqlUnitOfWork:
                 raise mapped from error
 
     def _release(self, connection: Connection) -> None:
+        if self._turn:
+            assert self._turns is not None
+            self._turn = False
+            self._turns.end()
         if self._from_held:
             assert self._held is not None
             self._held.give_back()

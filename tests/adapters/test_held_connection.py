@@ -12,7 +12,7 @@ from sqlalchemy.pool import QueuePool
 
 from scratchpad_adapters.factory import SqlBackend, open_backend
 from scratchpad_core.changes import FileChange
-from scratchpad_core.errors import VersionConflict
+from scratchpad_core.errors import StorageBusy, VersionConflict
 
 
 def on_thread(work: object) -> None:
@@ -97,4 +97,48 @@ def test_nothing_is_held_elsewhere(url: str, request: pytest.FixtureRequest) -> 
         backend = open_backend("memory://")
         backend.store.write_file("a", "a.md", "x\n")
         on_thread(lambda: backend.store.write_file("a", "b.md", "y\n"))  # one connection, shared in turn
+    backend.close()
+
+
+def test_writers_of_one_process_take_turns(tmp_path: Path) -> None:
+    """Units of work on a SQLite file wait for each other on a lock of the process (sql.turns): every write of
+    threads writing at once lands, a failed one hands the turn on, and one held past the lock timeout makes the
+    others busy (StorageBusy, retried, then told), as SQLite's own busy timeout did."""
+    backend = open_backend(f"sqlite:///{tmp_path / 'turns.db'}", lock_timeout_ms=300)
+    store = backend.store
+    store.write_file("a", "plan.md", "one\n")
+
+    def appends(worker: int) -> None:
+        for n in range(40):
+            store.append_log("a", "events", f"{worker}:{n}")
+            if n % 10 == 0:
+                with pytest.raises(VersionConflict):  # refused inside its turn, which goes on to the next writer
+                    store.write_file("a", "plan.md", "two\n", expected_version=9)
+
+    threads = [threading.Thread(target=appends, args=(w,)) for w in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    entries = [e for after in range(0, 240, 100) for e in store.read_log("a", "events", after).entries]
+    assert sorted(e.entry for e in entries) == sorted(f"{w}:{n}" for w in range(6) for n in range(40))
+    assert [e.id for e in entries] == list(range(1, 241))
+
+    holding, release = threading.Event(), threading.Event()
+
+    def hold_a_turn() -> None:
+        with backend.unit_of_work():
+            holding.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold_a_turn)
+    holder.start()
+    assert holding.wait(10)
+    try:
+        with pytest.raises(StorageBusy, match="busy with other writers; nothing was changed"):
+            store.write_file("a", "waits.md", "x\n")
+    finally:
+        release.set()
+        holder.join()
+    assert store.write_file("a", "waits.md", "x\n").version == 1  # the turn came back
     backend.close()
