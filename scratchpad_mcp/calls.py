@@ -176,8 +176,12 @@ class CallRunner:
             observer.after(record)
 
     def _tell_soon(self, record: CallRecord) -> None:
-        if self._observers:
-            asyncio.get_running_loop().call_soon(self._tell, record)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on an asyncio loop (another anyio backend): now, then
+            self._tell(record)
+        else:
+            loop.call_soon(self._tell, record)
 
     def _run(
         self,

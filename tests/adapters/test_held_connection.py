@@ -50,6 +50,46 @@ def test_one_thread_keeps_one_connection_and_others_use_the_pool(tmp_path: Path)
     assert pool.checkedout() == 0
 
 
+def test_the_connection_is_held_for_whichever_thread_finds_it_free(tmp_path: Path) -> None:
+    """A thread that ran the first unit of work and ended does not keep the connection to itself."""
+    backend = open_backend(f"sqlite:///{tmp_path / 'held.db'}")
+    assert isinstance(backend, SqlBackend)
+    pool = backend.engine.pool
+    assert isinstance(pool, QueuePool)
+    on_thread(lambda: backend.store.write_file("a", "first.md", "1\n"))
+    assert pool.checkedout() == 1
+    with backend.unit_of_work():
+        assert pool.checkedout() == 1  # the held connection, not one more from the pool
+    backend.store.write_file("a", "next.md", "2\n")
+    backend.close()
+    assert pool.checkedout() == 0
+
+
+def test_closing_the_store_waits_for_a_call_on_another_thread(tmp_path: Path) -> None:
+    """close() while another thread's unit of work runs on the held connection: that one ends as it would have,
+    and the connection goes back when it does (it is never closed under a running statement)."""
+    backend = open_backend(f"sqlite:///{tmp_path / 'held.db'}")
+    assert isinstance(backend, SqlBackend)
+    inside, closed = threading.Event(), threading.Event()
+    seen: list[object] = []
+
+    def slow_call() -> None:
+        backend.store.write_file("a", "plan.md", "one\n")
+        with backend.unit_of_work() as uow:  # on the held connection
+            inside.set()
+            assert closed.wait(10)
+            seen.append(uow.files.get("a", "plan.md"))
+            uow.commit()
+
+    worker = threading.Thread(target=slow_call)
+    worker.start()
+    assert inside.wait(10)
+    backend.close()
+    closed.set()
+    worker.join(10)
+    assert len(seen) == 1 and getattr(seen[0], "path", None) == "plan.md"
+
+
 def test_a_failed_call_on_the_held_connection_leaves_it_usable(tmp_path: Path) -> None:
     backend = open_backend(f"sqlite:///{tmp_path / 'held.db'}")
     store = backend.store
