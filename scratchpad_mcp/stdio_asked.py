@@ -3,6 +3,7 @@ and to keep direct calls in turn), the handshake's revision, and a warm start's 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -12,6 +13,7 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from . import wire_params
 
 STREAMS = frozenset({"subscriptions/listen"})  # requests answered only when the client lets go of them
+STREAM_GRACE = 0.25  # seconds in which a refused stream is answered (at the end of stdin, it is waited for)
 
 
 class Asked:
@@ -24,6 +26,7 @@ class Asked:
         self, answered: Sequence[Any] = (), record: Callable[[str, Any, dict[str, Any]], None] | None = None
     ) -> None:
         self._pending: dict[Any, tuple[str, Any]] = {}
+        self._streams: dict[Any, float] = {}  # when each subscription stream in flight was asked for
         self._answered = list(answered)
         self._record = record
         self.initialized = False
@@ -36,22 +39,30 @@ class Asked:
         return self.legacy and all(method in STREAMS for method, _ in self._pending.values())
 
     def owed(self) -> bool:
-        """Whether a request is still with the SDK, its reply owed (a subscription stream aside: it lasts)."""
-        return any(method not in STREAMS for method, _ in self._pending.values())
+        """Whether a request is still with the SDK, its reply owed: any but a subscription stream, which lasts, and
+        that only for its first STREAM_GRACE seconds (when a refused one gets its error)."""
+        if any(method not in STREAMS for method, _ in self._pending.values()):
+            return True
+        recent = time.monotonic() - STREAM_GRACE
+        return any(self._streams.get(request_id, 0.0) > recent for request_id in self._pending)
 
     def received(self, message: mcp_types.JSONRPCMessage) -> None:
         if isinstance(message, mcp_types.JSONRPCRequest):
             self._pending[message.id] = (message.method, message.params)
+            if message.method in STREAMS:
+                self._streams[message.id] = time.monotonic()
         elif isinstance(message, mcp_types.JSONRPCNotification) and message.method == "notifications/cancelled":
             cancelled = (message.params or {}).get("requestId")  # its reply may never come: none is owed
             if isinstance(cancelled, int | str) and not isinstance(cancelled, bool):
                 self._pending.pop(cancelled, None)
+                self._streams.pop(cancelled, None)
 
     def answered(self, message: mcp_types.JSONRPCMessage) -> mcp_types.JSONRPCMessage | None:
         """The message to write (None: a reply the warm start gave already)."""
         if not isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)):
             return message
         method, params = self._pending.pop(message.id, (None, None))
+        self._streams.pop(message.id, None)
         if isinstance(message, mcp_types.JSONRPCResponse):
             if method == "initialize":
                 self.initialized = True

@@ -9,6 +9,7 @@ import os
 import pty
 import subprocess
 import sys
+import time
 import tty
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,48 @@ def test_requests_sent_just_before_the_end_of_stdin_are_answered(tmp_path: Path)
     assert set(by_id) == {1, 2, 3, 4, 5}, done.stdout[-500:]
     assert json.loads(by_id[3]["result"]["content"][0]["text"])["content"] == "one\n"
     assert json.loads(by_id[5]["result"]["content"][0]["text"])["entry_id"] == 1
+
+
+MODERN = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+LISTEN = {"_meta": MODERN, "notifications": {"resourceSubscriptions": ["scratchpad://agents/a/files/x.md"]}}
+
+
+def test_subscription_streams_at_the_end_of_stdin(tmp_path: Path) -> None:
+    """A stream refused just before the end of stdin still gets its error; one that opened ends with the session
+    (the SDK's error for it), without the server waiting on it."""
+    cases: dict[str, list[dict[str, Any]]] = {
+        "2025-11-25": [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INITIALIZE},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "subscriptions/listen", "params": {}},
+        ],
+        "2026-07-28": [
+            {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": MODERN}},
+            *({"jsonrpc": "2.0", "id": n, "method": "subscriptions/listen", "params": LISTEN} for n in range(2, 11)),
+        ],  # 8 streams open at once for one caller, and a 9th refused
+    }
+    for revision, feed in cases.items():
+        env = server_env(SCRATCHPAD_DATABASE_URL=f"sqlite:///{tmp_path / 'streams.db'}")
+        stdin = b"".join(json.dumps(line).encode() + b"\n" for line in feed)
+        started = time.monotonic()
+        done = subprocess.run(
+            [console_script()], input=stdin, capture_output=True, env=env, cwd=tmp_path, timeout=START_TIMEOUT,
+            check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        assert time.monotonic() - started < 15, revision  # not the 30 s the end of stdin waits at most
+        by_id = {m["id"]: m.get("error") for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
+        asked = {line["id"] for line in feed if "id" in line}
+        assert set(by_id) == asked, (revision, done.stdout[-500:])
+        if revision == "2025-11-25":
+            assert by_id[2] == {"code": -32601, "message": "Method not found", "data": "subscriptions/listen"}
+        else:
+            assert [by_id[n] for n in range(2, 10)] == [{"code": -32000, "message": "Connection closed"}] * 8
+            assert by_id[10]["message"].startswith("Too many subscriptions"), by_id[10]
 
 
 def test_stdin_from_dev_null_ends_cleanly() -> None:
