@@ -84,11 +84,16 @@ class SqlBackend(Backend):
 
     @classmethod
     def open(
-        cls, engine: Engine, limits: Limits | None, summarizer: Summarizer, lock_timeout_ms: int = LOCK_TIMEOUT_MS
+        cls,
+        engine: Engine,
+        limits: Limits | None,
+        summarizer: Summarizer,
+        lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+        writer_turns: bool = False,
     ) -> SqlBackend:
-        held, turns = (
-            (HeldConnection(engine), WriterTurns(lock_timeout_ms)) if sqlite_files.on_a_file(engine) else (None, None)
-        )
+        on_a_file = sqlite_files.on_a_file(engine)  # a connection out of the pool, and turns (sql.held, sql.turns)
+        held = HeldConnection(engine) if on_a_file else None
+        turns = WriterTurns(lock_timeout_ms) if on_a_file and writer_turns else None
         unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held, turns=turns)
 
         def close() -> None:
@@ -153,11 +158,14 @@ def open_backend(
     upgrade: bool = True,
     lock_timeout_ms: int = LOCK_TIMEOUT_MS,
     call_timeout_s: float = CALL_TIMEOUT_S,
+    writer_turns: bool = False,
 ) -> Backend:
     """Connect to the store at `url` (default: a SQLite file in the user's data directory).
 
     A database's schema is brought to the newest migration first unless upgrade=False. memory:// is a new
     store in this process's memory; memory://NAME the one shared by every store opened on NAME, while any is.
+    writer_turns: on a SQLite file, units of work wait for each other on a lock of the store's (sql.turns), the
+    HTTP server's choice: a call's p99 under many writers, for some of the throughput of many threads in process.
     """
     url = url or sqlite_url(default_database_path())
     summarizer = summarizer or AnthropicSummarizer()
@@ -170,7 +178,7 @@ def open_backend(
     except BaseException:
         engine.dispose()
         raise
-    return SqlBackend.open(engine, limits, summarizer, lock_timeout_ms)
+    return SqlBackend.open(engine, limits, summarizer, lock_timeout_ms, writer_turns)
 
 
 def _scratchpad(

@@ -33,7 +33,13 @@ def open_configured(settings: Settings, *, upgrade: bool = True) -> Backend:
         api_key=settings.anthropic_api_key.get_secret_value(),
         base_url=settings.anthropic_base_url,
     )
-    return open_backend(settings.database_url, limits=settings.limits, summarizer=summarizer, upgrade=upgrade)
+    return open_backend(
+        settings.database_url,
+        limits=settings.limits,
+        summarizer=summarizer,
+        upgrade=upgrade,
+        writer_turns=settings.transport == "http",  # many sessions at once: their writers take turns (sql.turns)
+    )
 
 
 def stdio_server(settings: Settings, backend: Backend) -> ScratchpadServer:

@@ -56,21 +56,19 @@ class HeldConnection:
     def give_back(self) -> None:
         """The unit of work on the held connection is over (its transaction committed or rolled back)."""
         connection = self._connection
-        try:
-            if connection is None:
-                return
-            if self._closed or connection.closed or connection.invalidated:
-                self._drop()
-                return
+        gone = connection is None or connection.closed or connection.invalidated
+        if connection is not None and not gone:
             fairy = connection.connection
             raw = fairy.dbapi_connection
             if raw is not None and raw.in_transaction:  # a COMMIT that failed: as the pool resets a connection
                 with contextlib.suppress(Exception):
                     raw.rollback()
             self._engine.pool.dispatch.checkin(raw, _record(fairy))
-        finally:
-            with self._lock:
-                self._busy = False
+        with self._lock:  # one step with close(): one of the two lets the connection go
+            self._busy = False
+            gone = gone or self._closed
+        if gone:
+            self._drop()
 
     def close(self) -> None:
         """Later units of work use the pool; the connection goes back to it now, or, if a unit of work is still

@@ -57,10 +57,11 @@ class SqlUnitOfWork:
                 connection = snapshot(connection)
             if not self._from_held:  # a held connection is SQLite's, which no watchdog bounds
                 self._watch.enter_context(watched(connection))
-            if self._turns is not None:
-                self._turns.take()
+            if self._turns is None:
+                self._transaction = connection.begin()
+            else:
+                self._transaction = self._turns.begin(connection)
                 self._turn = True
-            self._transaction = connection.begin()
         except BaseException as error:
             self._release(connection)
             if isinstance(error, exc.DBAPIError):

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Connection, event
 from sqlalchemy.pool import QueuePool
 
 from scratchpad_adapters.factory import SqlBackend, open_backend
+from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.turns import WriterTurns
 from scratchpad_core.changes import FileChange
 from scratchpad_core.errors import StorageBusy, VersionConflict
 
@@ -144,7 +148,7 @@ def test_writers_of_one_process_take_turns(tmp_path: Path) -> None:
     """Units of work on a SQLite file wait for each other on a lock of the process (sql.turns): every write of
     threads writing at once lands, a failed one hands the turn on, and one held past the lock timeout makes the
     others busy (StorageBusy, retried, then told), as SQLite's own busy timeout did."""
-    backend = open_backend(f"sqlite:///{tmp_path / 'turns.db'}", lock_timeout_ms=300)
+    backend = open_backend(f"sqlite:///{tmp_path / 'turns.db'}", lock_timeout_ms=300, writer_turns=True)
     store = backend.store
     store.write_file("a", "plan.md", "one\n")
 
@@ -182,3 +186,40 @@ def test_writers_of_one_process_take_turns(tmp_path: Path) -> None:
         holder.join()
     assert store.write_file("a", "waits.md", "x\n").version == 1  # the turn came back
     backend.close()
+
+
+def test_a_turn_waited_for_comes_off_sqlites_own_wait(tmp_path: Path) -> None:
+    """One lock timeout bounds both waits: a unit of work that waited 0.3 s for its turn lets SQLite wait for
+    another process only for the rest of it, and the connection's busy timeout is whole again afterwards."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'turns.db'}", lock_timeout_ms=1000)
+    turns = WriterTurns(1000)
+    during: list[int] = []
+
+    def busy_timeout(connection: Connection) -> int:
+        raw = connection.connection.dbapi_connection
+        assert raw is not None
+        value: int = raw.execute("PRAGMA busy_timeout").fetchone()[0]
+        return value
+
+    event.listen(engine, "begin", lambda connection: during.append(busy_timeout(connection)))
+    held = threading.Event()
+
+    def hold() -> None:
+        with engine.connect() as other:
+            transaction = turns.begin(other)
+            held.set()
+            time.sleep(0.3)
+            transaction.rollback()
+            turns.end()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert held.wait(10)
+    with engine.connect() as connection:
+        transaction = turns.begin(connection)
+        transaction.rollback()
+        turns.end()
+        assert busy_timeout(connection) == 1000
+    holder.join()
+    assert during[0] == 1000 and 0 < during[1] <= 750, during
+    engine.dispose()
