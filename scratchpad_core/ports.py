@@ -93,11 +93,9 @@ class LogRepository(Protocol):
 
     def lock(self, agent_id: str, path: str) -> LogRecord | None: ...
 
-    def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
-        """The locked log row, created with no entries (last_entry_id 0) if absent."""
-
-    def append(self, log_id: int, entry: str, size: int, now: int, by: str) -> int:
-        """Bump the log's head counter and store the entry under it; returns the entry id."""
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, bool]:
+        """Bump the head counter of the log at `path` (made, with no entries, if it has no row) and store the entry
+        under it; returns the entry id, and whether the log had no entries before (new, or deleted)."""
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         """Up to `limit` entries after id `after`, in id order; each says who appended it if `with_by`."""

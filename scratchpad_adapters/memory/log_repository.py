@@ -20,13 +20,9 @@ class MemoryLogRepository:
     def lock(self, agent_id: str, path: str) -> LogRecord | None:
         return self.get(agent_id, path)  # a writing unit of work holds the whole store already
 
-    def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
-        logs = self._tx.change().logs  # as FOR UPDATE does, refused in a read-only unit of work
-        return logs.find_or_insert(agent_id, path, lambda new: LogRecord(new, agent_id, path, 0, 0, 0, now, now))
-
-    def append(self, log_id: int, entry: str, size: int, now: int, by: str) -> int:
-        t = self._tx.change()
-        row = t.logs[log_id]
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, bool]:
+        t = self._tx.change()  # as the SQL's UPDATE does, refused in a read-only unit of work
+        row = t.logs.find_or_insert(agent_id, path, lambda new: LogRecord(new, agent_id, path, 0, 0, 0, now, now))
         bumped = dataclasses.replace(
             row,
             last_entry_id=row.last_entry_id + 1,
@@ -35,9 +31,9 @@ class MemoryLogRepository:
             bytes=row.bytes + size,
             updated_at=now,
         )
-        t.logs[log_id] = bumped
-        t.entries[log_id] = (*t.entries.get(log_id, ()), EntryRow(bumped.last_entry_id, entry, size, now, by))
-        return bumped.last_entry_id
+        t.logs[row.id] = bumped
+        t.entries[row.id] = (*t.entries.get(row.id, ()), EntryRow(bumped.last_entry_id, entry, size, now, by))
+        return bumped.last_entry_id, row.entries == 0
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         rows = self._tx.tables.entries.get(log_id, ())

@@ -17,7 +17,7 @@ _BY_PATH = select(logs).where(g.agent_id == bindparam("agent_id"), g.path == bin
 _LOCK_BY_PATH = _BY_PATH.with_for_update()
 _BUMP = (
     update(logs)
-    .where(g.id == bindparam("log"))
+    .where(g.agent_id == bindparam("agent"), g.path == bindparam("log_path"))
     .values(
         last_entry_id=g.last_entry_id + 1,
         entries=g.entries + 1,
@@ -25,7 +25,7 @@ _BUMP = (
         bytes=g.bytes + bindparam("size"),
         updated_at=bindparam("now"),
     )
-    .returning(g.last_entry_id)
+    .returning(g.id, g.last_entry_id, g.entries)
 )
 _ADD_ENTRY = log_entries.insert()
 _ENTRIES = (
@@ -56,26 +56,20 @@ class SqlLogRepository:
         row = run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
         return None if row is None else LogRecord(**row)
 
-    def lock_or_create(self, agent_id: str, path: str, now: int) -> LogRecord:
-        record = self.lock(agent_id, path)
-        if record is not None:
-            return record
-        fresh = {"agent_id": agent_id, "path": path, "last_entry_id": 0, "entries": 0, "bytes": 0}
-        run(
-            self._c, insert_ignore(self._c, logs, ["agent_id", "path"]), {**fresh, "created_at": now, "updated_at": now}
-        )
-        record = self.lock(agent_id, path)
-        assert record is not None, "inserted, or inserted meanwhile by a concurrent writer"
-        return record
-
-    def append(self, log_id: int, entry: str, size: int, now: int, by: str) -> int:
-        entry_id: int = run(self._c, _BUMP, {"log": log_id, "size": size, "now": now}).one().last_entry_id
-        run(
-            self._c,
-            _ADD_ENTRY,
-            {"log_id": log_id, "entry_id": entry_id, "entry": entry, "bytes": size, "created_at": now, "actor": by},
-        )
-        return entry_id
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, bool]:
+        params = {"agent": agent_id, "log_path": path, "size": size, "now": now}
+        bumped = run(self._c, _BUMP, params).first()
+        if bumped is None:  # no row yet: make one (a concurrent first append may have just done so), then bump it
+            fresh = {"agent_id": agent_id, "path": path, "last_entry_id": 0, "entries": 0, "bytes": 0}
+            run(
+                self._c,
+                insert_ignore(self._c, logs, ["agent_id", "path"]),
+                {**fresh, "created_at": now, "updated_at": now},
+            )
+            bumped = run(self._c, _BUMP, params).one()
+        row = {"log_id": bumped.id, "entry_id": bumped.last_entry_id, "entry": entry, "bytes": size}
+        run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by})
+        return bumped.last_entry_id, bumped.entries == 1
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit}).values

@@ -25,11 +25,8 @@ class Logs(UseCaseBase):
         request = Request.of(agent_id, request_id, "append_log", AppendResult, path=path, entry=entry)
 
         def work(uow: UnitOfWork) -> AppendResult:
-            now = self._clock()
-            log = uow.logs.lock_or_create(agent_id, path, now)
-            entry_id = uow.logs.append(log.id, entry, size, now, actor)
-            created = log.entries == 0  # a new log, or a deleted one coming back
-            self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))
+            entry_id, created = uow.logs.append(agent_id, path, entry, size, self._clock(), actor)
+            self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))  # created: a log
             return AppendResult(path, entry_id, size)
 
         return self._transact(work, request=request)
