@@ -25,8 +25,7 @@ class Asked:
     def __init__(
         self, answered: Sequence[Any] = (), record: Callable[[str, Any, dict[str, Any]], None] | None = None
     ) -> None:
-        self._pending: dict[Any, tuple[str, Any]] = {}
-        self._streams: dict[Any, float] = {}  # when each subscription stream in flight was asked for
+        self._pending: dict[Any, tuple[str, Any, float]] = {}  # by id: method, params, when it was asked
         self._answered = list(answered)
         self._record = record
         self.initialized = False
@@ -36,33 +35,27 @@ class Asked:
         """Whether a request may be answered here and now, without the SDK: on a 2025 connection, and with no
         request before it still with the SDK (it would overtake it: a write, then a read of what it wrote), but
         for the subscription streams, which stay open and change nothing."""
-        return self.legacy and all(method in STREAMS for method, _ in self._pending.values())
+        return self.legacy and all(method in STREAMS for method, _, _ in self._pending.values())
 
     def owed(self) -> bool:
         """Whether a request is still with the SDK, its reply owed: any but a subscription stream, which lasts, and
         that only for its first STREAM_GRACE seconds (when a refused one gets its error)."""
-        if any(method not in STREAMS for method, _ in self._pending.values()):
-            return True
         recent = time.monotonic() - STREAM_GRACE
-        return any(self._streams.get(request_id, 0.0) > recent for request_id in self._pending)
+        return any(method not in STREAMS or asked > recent for method, _, asked in self._pending.values())
 
     def received(self, message: mcp_types.JSONRPCMessage) -> None:
         if isinstance(message, mcp_types.JSONRPCRequest):
-            self._pending[message.id] = (message.method, message.params)
-            if message.method in STREAMS:
-                self._streams[message.id] = time.monotonic()
+            self._pending[message.id] = (message.method, message.params, time.monotonic())
         elif isinstance(message, mcp_types.JSONRPCNotification) and message.method == "notifications/cancelled":
             cancelled = (message.params or {}).get("requestId")  # its reply may never come: none is owed
             if isinstance(cancelled, int | str) and not isinstance(cancelled, bool):
                 self._pending.pop(cancelled, None)
-                self._streams.pop(cancelled, None)
 
     def answered(self, message: mcp_types.JSONRPCMessage) -> mcp_types.JSONRPCMessage | None:
         """The message to write (None: a reply the warm start gave already)."""
         if not isinstance(message, (mcp_types.JSONRPCResponse, mcp_types.JSONRPCError)):
             return message
-        method, params = self._pending.pop(message.id, (None, None))
-        self._streams.pop(message.id, None)
+        method, params, _ = self._pending.pop(message.id, (None, None, 0.0))
         if isinstance(message, mcp_types.JSONRPCResponse):
             if method == "initialize":
                 self.initialized = True

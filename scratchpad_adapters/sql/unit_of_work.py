@@ -38,7 +38,6 @@ class SqlUnitOfWork:
         self._read_only = read_only
         self._held = None if read_only else held  # a snapshot's options would stay on the held connection
         self._turns = None if read_only else turns  # a snapshot writes nothing, and SQLite lets it read meanwhile
-        self._turn = False
         self._watch = contextlib.ExitStack()
         self._connection: Connection | None = None
         self._transaction: RootTransaction | None = None
@@ -60,8 +59,7 @@ class SqlUnitOfWork:
             if self._turns is None:
                 self._transaction = connection.begin()
             else:
-                self._transaction = self._turns.begin(connection)
-                self._turn = True
+                self._transaction = self._turns.begin(connection)  # the turn is this unit of work's until release
         except BaseException as error:
             self._release(connection)
             if isinstance(error, exc.DBAPIError):
@@ -97,9 +95,7 @@ class SqlUnitOfWork:
                 raise mapped from error
 
     def _release(self, connection: Connection) -> None:
-        if self._turn:
-            assert self._turns is not None
-            self._turn = False
+        if self._turns is not None and self._transaction is not None:  # begun: its turn taken
             self._turns.end()
         if self._from_held:
             assert self._held is not None
