@@ -97,15 +97,19 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
     """Open the store the settings name and serve MCP over their transport until stopped; over stdio, a warm start
     hands over what it read and answered, and keeps this start's first replies for the next one."""
     backend = open_configured(settings)
-    try:
-        if settings.transport == "stdio":
+    if settings.transport == "stdio":
+        try:
             from . import stdio, wire
             from .direct_calls import DirectCalls
 
             server = stdio_server(settings, backend)
             settle()
             stdio.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
-            return
+        finally:
+            backend.close()
+        stdio.exit_past_abandoned_calls()
+        return
+    try:
         if warm is not None:
             warm.handover()  # stdin is not ours to read over HTTP
         from . import http  # starlette and uvicorn only when serving HTTP

@@ -150,7 +150,9 @@ class CallRunner:
         if self._inline and not slow:
             return self._run(record, requested_agent, use_case, read_only, tell=self._tell_soon)
         work = functools.partial(self._run, record, requested_agent, use_case, read_only)
-        return await anyio.to_thread.run_sync(work)
+        # On stdio a slow call given up on (cancelled by the client, or cut off by the session's end) is not waited
+        # for: its thread finishes on its own and its reply is dropped (stdio.serve then exits without it).
+        return await anyio.to_thread.run_sync(work, abandon_on_cancel=self._inline)
 
     def rejected(self, tool: str, requested_agent: object, outcome: str, *, known_tool: bool, reply: str) -> None:
         """Log and count a call the SDK refused before it reached its tool (unknown tool, invalid arguments)."""

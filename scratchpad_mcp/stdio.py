@@ -16,6 +16,8 @@ import contextlib
 import logging
 import os
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +50,25 @@ def serve(
     """Serve `server` over this process's stdin and stdout until stdin ends; `direct` answers the tool calls it
     takes without the SDK's pipeline; `warm` hands over what it read and answered before (warm_start)."""
     anyio.run(serve_async, server, max_line_bytes, direct, warm)
+
+
+def exit_past_abandoned_calls(grace: float = 1.0) -> None:
+    """End the process now if a call given up on is still running (see calls: a slow call cancelled, or cut off
+    at the end of stdin after DRAIN_SECONDS): it runs on a worker thread that Python would wait for at exit, for
+    as long as the call takes (a summary: up to its retries' timeouts, minutes), with no one to reply to. What
+    it has not committed is rolled back, as after a crash. Idle worker threads end within `grace`."""
+    others = [thread for thread in threading.enumerate() if thread is not threading.main_thread() and not thread.daemon]
+    deadline = time.monotonic() + grace
+    for thread in others:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    running = sum(thread.is_alive() for thread in others)
+    if running:
+        log.warning(
+            "exiting with %d call(s) still running that no client waits for", running,
+            extra={"event": "abandoned_calls", "running": running},
+        )  # fmt: skip
+        logging.shutdown()
+        os._exit(0)
 
 
 async def serve_async(
