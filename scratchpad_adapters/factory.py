@@ -91,7 +91,7 @@ class SqlBackend(Backend):
         lock_timeout_ms: int = LOCK_TIMEOUT_MS,
         writer_turns: bool = False,
     ) -> SqlBackend:
-        on_a_file = sqlite_files.on_a_file(engine)  # a connection out of the pool, and turns (sql.held, sql.turns)
+        on_a_file = sqlite_files.file_of(engine.url) is not None  # a connection out of the pool, turns (held, turns)
         held = HeldConnection(engine) if on_a_file else None
         turns = WriterTurns(lock_timeout_ms) if on_a_file and writer_turns else None
         unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held, turns=turns)

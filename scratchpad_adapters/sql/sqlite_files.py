@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 
@@ -22,12 +22,6 @@ class SqliteFileError(OSError):
         super().__init__(f"cannot use {path} as a SQLite database: {cause}")
         self.path = path
         self.cause = cause
-
-
-def on_a_file(engine: Engine) -> bool:
-    """Whether the engine is a SQLite file's (its pool has more than one connection; an in-memory one has one)."""
-    size = getattr(engine.pool, "size", None)
-    return engine.dialect.name == "sqlite" and callable(size) and size() > 1
 
 
 def file_of(url: str | URL) -> Path | None:
