@@ -20,14 +20,12 @@ class WriteResult:
     version: int
     bytes_written: int
     unchanged: bool | None = None
-    already_applied: bool | None = None  # expected_version missed, but the file already holds this content
 
 
 @dataclass(frozen=True)
 class EditResult:
     """The new version and where the change landed: lines start_line..end_line of the new text
-    (end_line = start_line - 1 when lines were only removed); the numbered lines only when asked.
-    already_applied: expected_version missed, but the file already holds what the edit makes of it."""
+    (end_line = start_line - 1 when lines were only removed); the numbered lines only when asked."""
 
     path: str
     version: int
@@ -36,7 +34,6 @@ class EditResult:
     end_line: int
     replacements: int | None = None
     snippet: str | None = None
-    already_applied: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,7 +72,6 @@ class DeleteResult:
     path: str
     deleted: bool
     versions_removed: int
-    already_applied: bool | None = None  # expected_version missed, but the file is already gone
 
 
 @dataclass(frozen=True)

@@ -52,13 +52,9 @@ class MemoryFiles:
             if not relative or self._is_dir(relative):
                 raise ToolError(f"File {path} already exists")
             try:
-                written = self.store.write_file(
-                    self.agent_id, relative, file_text, expected_version=0, actor=self.actor
-                )
+                self.store.write_file(self.agent_id, relative, file_text, expected_version=0, actor=self.actor)
             except VersionConflict:
                 raise ToolError(f"File {path} already exists") from None
-            if written.already_applied:  # the file was there with this very text: a retry's success, not a create
-                raise ToolError(f"File {path} already exists")
         return f"File created successfully at: {path}"
 
     def str_replace(self, path: str, old_str: str, new_str: str) -> str:

@@ -15,7 +15,7 @@ from ..ports import UnitOfWork
 from ..results import DeleteResult, EditResult, WriteResult
 from ..retries import Request
 from .base import UseCaseBase, checked, not_found, require_file
-from .outcomes import Committed, Edit, edited_already
+from .outcomes import Committed, Edit
 
 
 class FileWrites(UseCaseBase):
@@ -134,7 +134,7 @@ class FileWrites(UseCaseBase):
     ) -> DeleteResult:
         """Delete a file with all its versions and its cached summary (not a log at the same path).
 
-        With an expected_version the file no longer has, a file already gone is a success (already_applied).
+        With an expected_version the file does not have (a file already gone is at version 0), a version conflict.
         """
         agent_id, path = checked(agent_id, path)
         check_expected(expected_version)
@@ -143,12 +143,11 @@ class FileWrites(UseCaseBase):
         def work(uow: UnitOfWork) -> DeleteResult:
             record = uow.files.lock(agent_id, path)
             current = record.current_version if record else 0
-            if expected_version is not None and expected_version != current and current:
+            if expected_version is not None and expected_version != current:
                 raise VersionConflict(path, expected_version, current)
             if record is None or current == 0:
                 self._count(uow, agent_id)
-                missed = expected_version is not None and expected_version != current
-                return DeleteResult(path, deleted=False, versions_removed=0, already_applied=missed or None)
+                return DeleteResult(path, deleted=False, versions_removed=0)
             removed, freed = uow.files.delete(record.id, self._clock(), self.limits.remembered_deletions)
             self._count(uow, agent_id, UsageDelta(files=-1, bytes=-freed))
             return DeleteResult(path, deleted=True, versions_removed=removed)
@@ -173,9 +172,7 @@ class FileWrites(UseCaseBase):
                 record = require_file(record, path)
             version = record.current_version if record else 0
             if expected_version is not None and expected_version != version:
-                edit = edited_already(uow, record, path, expected_version, change)
-                self._count(uow, agent_id)
-                return call.result(path, version, 0, edit, already_applied=True)
+                raise VersionConflict(path, expected_version, version)
             content = ""
             if record is not None and version > 0:
                 current = uow.files.get_version(record.id, version)
@@ -212,14 +209,9 @@ class FileWrites(UseCaseBase):
         if isinstance(outcome, NotAdvanced):
             if outcome.reason == "missing":
                 raise not_found(path)
-            if outcome.reason == "conflict":
+            if outcome.reason == "conflict":  # whatever the file holds: a second writer is not a retry
                 assert expected is not None, "only an expected version can conflict"
-                current = uow.files.get(agent_id, path)
-                landed = current is not None and expected < current.current_version and current.sha256 == head.sha256
-                if not landed:  # only a version the file has moved on from can be one this call was made on
-                    raise VersionConflict(path, expected, outcome.current_version)
-                self._count(uow, agent_id)  # a retry whose change has landed: the file holds this content
-                return Committed(outcome.current_version, 0, already_applied=True)
+                raise VersionConflict(path, expected, outcome.current_version)
             self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
             return Committed(outcome.current_version, 0, unchanged=True)
         number = outcome.version

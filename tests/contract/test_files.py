@@ -209,15 +209,15 @@ def test_write_with_a_stale_expected_version_conflicts(store: Scratchpad, recoun
     assert store.write_file(A, "f.txt", "v3", expected_version=2) == WriteResult("f.txt", 3, 2)
 
 
-def test_identical_write_with_a_stale_expected_version_is_already_applied(
-    store: Scratchpad, recount: Recounter
-) -> None:
-    """A retry whose write landed (issue 12): the file holds exactly this content, so it succeeds and says so."""
+def test_identical_write_with_a_stale_expected_version_conflicts(store: Scratchpad, recount: Recounter) -> None:
+    """Issue 20: a second writer who computed the same content is not a retry; the mismatch is a conflict."""
     store.write_file(A, "f.txt", "v1")
     store.write_file(A, "f.txt", "v2")
     before = recount.snapshot(A)
-    assert store.write_file(A, "f.txt", "v2", expected_version=1) == WriteResult("f.txt", 2, 0, already_applied=True)
-    assert recount.snapshot(A)["file_versions"] == before["file_versions"]
+    with pytest.raises(VersionConflict) as caught:
+        store.write_file(A, "f.txt", "v2", expected_version=1)
+    assert caught.value.current_version == 2
+    assert recount.snapshot(A) == before
 
 
 def test_expected_version_zero_means_must_not_exist(store: Scratchpad, recount: Recounter) -> None:

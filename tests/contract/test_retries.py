@@ -1,8 +1,11 @@
 """Idempotent retries: a request_id names one writing call; a repeat returns the first result and changes nothing.
-And expected_version: a retry whose change has already landed succeeds (already_applied) instead of conflicting."""
+And expected_version: a mismatch is a conflict whatever the file holds (issue 20); request_id is what makes a
+compare-and-set safe to resend."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -234,68 +237,99 @@ def test_concurrent_repeats_run_once(make_store: Callable[..., Scratchpad], reco
     recount.check(stores[0], A)
 
 
-# expected_version: a retry whose change has landed succeeds (already_applied) instead of conflicting.
+# expected_version: a mismatch is a conflict, whatever the file holds; a request_id makes the resend safe.
 
 
-def test_a_write_that_landed_is_already_applied(store: Scratchpad, recount: Recounter) -> None:
+def test_a_write_whose_content_is_there_already_still_conflicts(store: Scratchpad, recount: Recounter) -> None:
     assert store.write_file(A, "f.md", "v1", expected_version=0) == WriteResult("f.md", 1, 2)
-    before = recount.snapshot(A)
-    assert store.write_file(A, "f.md", "v1", expected_version=0) == WriteResult("f.md", 1, 0, already_applied=True)
     store.write_file(A, "f.md", "v2", expected_version=1)
-    assert store.write_file(A, "f.md", "v2", expected_version=1) == WriteResult("f.md", 2, 0, already_applied=True)
+    before = recount.snapshot(A)
+    for expected, content in ((0, "v1"), (1, "v2"), (1, "v1"), (3, "v2"), (99, "v2")):
+        with pytest.raises(VersionConflict) as caught:
+            store.write_file(A, "f.md", content, expected_version=expected)
+        assert caught.value.current_version == 2
+        assert "current version is 2" in caught.value.message
     with pytest.raises(VersionConflict):
-        store.write_file(A, "f.md", "v1", expected_version=1)  # the file holds something else
-    for never in (3, 99):  # the file is at version 2: no call can have been made on a version it never had
-        with pytest.raises(VersionConflict):
-            store.write_file(A, "f.md", "v2", expected_version=never)
-    with pytest.raises(VersionConflict):
-        store.restore_version(A, "f.md", 2, expected_version=5)
+        store.restore_version(A, "f.md", 2, expected_version=1)
+    assert recount.snapshot(A) == before
     assert recount.versions(A, "f.md") == [1, 2]
-    assert before["file_versions"] == recount.snapshot(A)["file_versions"][:1]
+    assert store.write_file(A, "f.md", "v2", expected_version=2) == WriteResult("f.md", 2, 0, unchanged=True)
 
 
-def test_an_edit_that_landed_is_already_applied(store: Scratchpad, recount: Recounter) -> None:
+def test_an_edit_whose_outcome_is_there_already_still_conflicts(store: Scratchpad, recount: Recounter) -> None:
     store.write_file(A, "f.md", "a\nb\n")
     first = store.edit_file(A, "f.md", "b", "B", expected_version=1, snippet=True)
     assert first == EditResult("f.md", 2, 4, 2, 2, snippet="1\ta\n2\tB")
-    again = store.edit_file(A, "f.md", "b", "B", expected_version=1, snippet=True)
-    assert again == EditResult("f.md", 2, 0, 2, 2, snippet="1\ta\n2\tB", already_applied=True)
     inserted = store.insert_lines(A, "f.md", 0, "top", expected_version=2)
-    assert store.insert_lines(A, "f.md", 0, "top", expected_version=2) == EditResult(
-        "f.md", inserted.version, 0, 1, 1, already_applied=True
-    )
-    assert recount.versions(A, "f.md") == [1, 2, 3]
+    assert inserted.version == 3
+    before = recount.snapshot(A)
+    with pytest.raises(VersionConflict) as caught:
+        store.edit_file(A, "f.md", "b", "B", expected_version=1, snippet=True)
+    assert caught.value.current_version == 3
     with pytest.raises(VersionConflict):
-        store.edit_file(A, "f.md", "a", "A", expected_version=1)  # not what the file holds
+        store.insert_lines(A, "f.md", 0, "top", expected_version=2)
     with pytest.raises(VersionConflict):
-        store.edit_file(A, "f.md", "zzz", "A", expected_version=1)  # does not apply to version 1 at all
+        store.insert_lines(A, "new.md", 0, "first", expected_version=1)  # a file that does not exist is at 0
+    assert recount.snapshot(A) == before
 
 
-def test_an_insert_that_created_the_file_is_already_applied(store: Scratchpad) -> None:
+def test_an_insert_that_created_the_file_conflicts_when_sent_again(store: Scratchpad) -> None:
     assert store.insert_lines(A, "new.md", 0, "first", expected_version=0).version == 1
-    again = store.insert_lines(A, "new.md", 0, "first", expected_version=0)
-    assert again == EditResult("new.md", 1, 0, 1, 1, already_applied=True)
+    with pytest.raises(VersionConflict) as caught:
+        store.insert_lines(A, "new.md", 0, "first", expected_version=0)
+    assert caught.value.current_version == 1
 
 
-def test_a_restore_that_landed_is_already_applied(store: Scratchpad) -> None:
+def test_a_restore_sent_again_conflicts(store: Scratchpad) -> None:
     store.write_file(A, "f.md", "v1")
     store.write_file(A, "f.md", "v2")
     assert store.restore_version(A, "f.md", 1, expected_version=2) == WriteResult("f.md", 3, 2)
-    assert store.restore_version(A, "f.md", 1, expected_version=2) == WriteResult("f.md", 3, 0, already_applied=True)
+    with pytest.raises(VersionConflict):
+        store.restore_version(A, "f.md", 1, expected_version=2)
+    assert store.read_file(A, "f.md").current_version == 3
 
 
-def test_a_delete_that_landed_is_already_applied(store: Scratchpad, recount: Recounter) -> None:
+def test_a_delete_of_a_file_already_gone_with_expected_version_conflicts(store: Scratchpad, recount: Recounter) -> None:
     store.write_file(A, "f.md", "v1")
     assert store.delete_file(A, "f.md", expected_version=1) == DeleteResult("f.md", True, 1)
-    assert store.delete_file(A, "f.md", expected_version=1) == DeleteResult("f.md", False, 0, already_applied=True)
-    assert store.delete_file(A, "never.md", expected_version=3) == DeleteResult(
-        "never.md", False, 0, already_applied=True
-    )
+    for path, expected in (("f.md", 1), ("never.md", 3)):
+        with pytest.raises(VersionConflict) as caught:
+            store.delete_file(A, path, expected_version=expected)
+        assert caught.value.current_version == 0
+        assert "it does not exist" in caught.value.message
     assert store.delete_file(A, "f.md", expected_version=0) == DeleteResult("f.md", False, 0)
+    assert store.delete_file(A, "f.md") == DeleteResult("f.md", False, 0)
     store.write_file(A, "g.md", "x")
     with pytest.raises(VersionConflict):
         store.delete_file(A, "g.md", expected_version=4)
     recount.check(store, A)
+
+
+def test_a_compare_and_set_resent_with_its_request_id_gets_its_first_result(store: Scratchpad) -> None:
+    """The safe resend of a compare-and-set: the request_id knows the call it repeats."""
+    first = store.write_file(A, "c.txt", "1", expected_version=0, request_id="inc-1")
+    assert store.write_file(A, "c.txt", "1", expected_version=0, request_id="inc-1") == first
+    edited = store.edit_file(A, "c.txt", "1", "2", expected_version=1, request_id="inc-2")
+    assert store.edit_file(A, "c.txt", "1", "2", expected_version=1, request_id="inc-2") == edited
+    gone = store.delete_file(A, "c.txt", expected_version=2, request_id="del-1")
+    assert (
+        store.delete_file(A, "c.txt", expected_version=2, request_id="del-1") == gone == DeleteResult("c.txt", True, 2)
+    )
+
+
+def test_a_result_stored_with_a_retired_field_is_replayed_without_it(backend: Backend) -> None:
+    """A request_id stored by the release before issue 20 may hold already_applied: its repeat still answers."""
+    store = scratchpad(backend)
+    first = store.write_file(A, "f.md", "v1", request_id="old")
+    stored = backend.unit_of_work
+    with stored() as uow:
+        row = uow.requests.get(A, "old")
+        assert row is not None
+        uow.requests.forget(A, "old")
+        legacy = json.loads(row.result) | {"already_applied": True}
+        uow.requests.add(dataclasses.replace(row, result=json.dumps(legacy)), keep=1000, expire_before=0)
+        uow.commit()
+    assert store.write_file(A, "f.md", "v1", request_id="old") == first
 
 
 def test_an_edit_against_a_version_no_longer_retained_conflicts(backend: Backend) -> None:

@@ -1,4 +1,4 @@
-"""request_id and already_applied through real MCP clients: in process, over stdio, and over HTTP with the
+"""request_id and compare-and-set conflicts through real MCP clients: in process, over stdio, and over HTTP with the
 connection cut before the answer arrived."""
 
 from __future__ import annotations
@@ -60,19 +60,21 @@ async def test_other_arguments_under_the_same_request_id_are_refused(client: Cli
     assert too_long.startswith("Invalid request_id: 129 characters; use 1 to 128 characters")
 
 
-async def test_a_change_that_landed_is_already_applied_in_the_reply(client: Client) -> None:
+async def test_a_version_conflict_is_a_conflict_whatever_the_file_holds(client: Client) -> None:
     create = {**A, "path": "f.md", "content": "v1", "expected_version": 0}
     assert await ok(client, "write_file", create) == {"path": "f.md", "version": 1, "bytes_written": 2}
-    retried = await client.call_tool("write_file", create)
-    assert retried.content[0].text == '{"path":"f.md","version":1,"bytes_written":0,"already_applied":true}'  # type: ignore[union-attr]
+    assert await refused(client, "write_file", create) == (
+        "Version conflict on f.md: expected_version 0, but its current version is 1. "
+        "Nothing was changed; read the file again and retry with the current version."
+    )
     gone = {**A, "path": "f.md", "expected_version": 1}
     assert await ok(client, "delete_file", gone) == {"path": "f.md", "deleted": True, "versions_removed": 1}
-    assert await ok(client, "delete_file", gone) == {
-        "path": "f.md",
-        "deleted": False,
-        "versions_removed": 0,
-        "already_applied": True,
-    }
+    assert await refused(client, "delete_file", gone) == (
+        "Version conflict on f.md: expected_version 1, but it does not exist. "
+        "Nothing was changed; read the file again and retry with the current version."
+    )
+    schemas = {tool.name: tool.output_schema or {} for tool in (await client.list_tools()).tools}
+    assert not [name for name, schema in schemas.items() if "already_applied" in str(schema)]
 
 
 @pytest.mark.slow

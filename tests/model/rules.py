@@ -6,9 +6,8 @@ error; a refused call changes nothing. The rules, as the README states them:
 
 - a write makes version N+1 of the path (N: its last number, remembered after a delete); identical content
   makes none (unchanged); the newest max_versions versions are kept;
-- expected_version: on a mismatch nothing changes and the call conflicts, unless the file already holds
-  exactly what the call would have made of the expected version, having moved on from it (already_applied;
-  a delete whose file is gone); 0 means "must not exist";
+- expected_version: on a mismatch nothing changes and the call conflicts, whatever the file holds (a file that
+  does not exist is at version 0, so a delete of a file already gone conflicts too); 0 means "must not exist";
 - edit_file replaces exactly one occurrence (or all with replace_all); insert_lines puts whole lines after
   a line (0 top, -1 end; either creates a missing file);
 - log entry ids count up within a log and carry on after delete_log;
@@ -87,13 +86,8 @@ class Agent:
         }
 
 
-def write_reply(version: int, written: int, *, unchanged: bool = False, applied: bool = False) -> Reply:
-    return {
-        "version": version,
-        "bytes_written": written,
-        "unchanged": unchanged or None,
-        "already_applied": applied or None,
-    }
+def write_reply(version: int, written: int, *, unchanged: bool = False) -> Reply:
+    return {"version": version, "bytes_written": written, "unchanged": unchanged or None}
 
 
 class Model:
@@ -137,8 +131,6 @@ class Model:
     def _store(self, a: Agent, path: str, content: str, expected: int | None) -> Reply:
         f = a.files[path]
         if expected is not None and expected != f.current:
-            if f.current and expected < f.current and f.content == content:  # moved on from expected, to this
-                return write_reply(f.current, 0, applied=True)
             raise Refused(VersionConflict)
         if f.current and f.content == content:
             return write_reply(f.current, 0, unchanged=True)
@@ -164,13 +156,12 @@ class Model:
 
     def delete_file(self, a: Agent, path: str, expected_version: int | None) -> Reply:
         f = a.files[path]
-        missed = expected_version is not None and expected_version != f.current
-        if missed and f.current:
+        if expected_version is not None and expected_version != f.current:
             raise Refused(VersionConflict)
         if not f.current:
-            return {"deleted": False, "versions_removed": 0, "already_applied": missed or None}
+            return {"deleted": False, "versions_removed": 0}
         removed, f.versions = len(f.versions), {}
-        return {"deleted": True, "versions_removed": removed, "already_applied": None}
+        return {"deleted": True, "versions_removed": removed}
 
     def edit_file(self, a: Agent, path: str, old_str: str, new_str: str, replace_all: bool,
                   expected_version: int | None) -> Reply:  # fmt: skip
@@ -186,26 +177,12 @@ class Model:
     def _edit(self, a: Agent, path: str, expected: int | None, change: Any) -> Reply:
         f = a.files[path]
         if expected is not None and expected != f.current:
-            base = f.versions.get(expected) if expected else ""
-            try:
-                if not f.current or base is None:
-                    raise Refused(VersionConflict)
-                new, lines = change(base)
-            except Refused:
-                raise Refused(VersionConflict) from None
-            if new != f.content:
-                raise Refused(VersionConflict)
-            return {"version": f.current, "bytes_written": 0, "already_applied": True, **lines}
+            raise Refused(VersionConflict)
         new, lines = change(f.content or "")
         if size(new) > self.limits.max_file_bytes:
             raise Refused(LimitExceeded)
         stored = self._store(a, path, new, f.current)
-        return {
-            "version": stored["version"],
-            "bytes_written": stored["bytes_written"],
-            "already_applied": None,
-            **lines,
-        }
+        return {"version": stored["version"], "bytes_written": stored["bytes_written"], **lines}
 
     def append_log(self, a: Agent, path: str, entry: str) -> Reply:
         log = a.logs[path]

@@ -59,11 +59,11 @@ SLICE = st.one_of(st.none(), st.integers(1, 4), st.integers(1, 4), st.just(0))  
 
 # the reply fields compared, per tool
 FIELDS = {
-    "write_file": ("version", "bytes_written", "unchanged", "already_applied"),
-    "restore_version": ("version", "bytes_written", "unchanged", "already_applied"),
-    "edit_file": ("version", "bytes_written", "already_applied"),
-    "insert_lines": ("version", "bytes_written", "already_applied", "start_line", "end_line"),
-    "delete_file": ("deleted", "versions_removed", "already_applied"),
+    "write_file": ("version", "bytes_written", "unchanged"),
+    "restore_version": ("version", "bytes_written", "unchanged"),
+    "edit_file": ("version", "bytes_written"),
+    "insert_lines": ("version", "bytes_written", "start_line", "end_line"),
+    "delete_file": ("deleted", "versions_removed"),
     "append_log": ("entry_id", "bytes_written"),
     "delete_log": ("deleted", "entries_removed", "bytes_freed"),
 }
