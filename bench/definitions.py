@@ -25,8 +25,8 @@ if __package__ in (None, ""):
 from bench.common import definition_bytes, markdown_table
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import sqlite_url
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 
 ORIGINAL_RECORDED_BYTES = 4_057  # 8 tools, measured with this module against the original at 8fef32c
 TARGET_BYTES = 5_500

@@ -33,8 +33,8 @@ from bench.replay import FORMATS, Catchup, ReplayError, Wire, replay_reader
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import sqlite_url
 from scratchpad_core.limits import Limits
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 
 COMPACT_TARGET = 1.35
 WRITER_TARGET = 0.07

@@ -32,8 +32,8 @@ from bench import definitions
 from bench.common import code_version, markdown_file, markdown_table, note_line, reply_bytes, reply_text, request_bytes
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import sqlite_url
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 
 AGENT = "token-bench"
 LIST_AGENT = "token-bench-list"

@@ -4,7 +4,7 @@ An agent stores any text: escape sequences (ESC [ 2 J clears a terminal), BEL, c
 line overwrite another, bidirectional controls that reorder what is read. Where it is shown to a person, those
 characters become visible symbols: C0 controls (but tab) their Unicode control pictures (U+2400..U+241F, ␛ ␇),
 DEL ␡, C1 controls U+FFFD, the bidi controls and line separators ⟨U+202E⟩. One mapping for the web view
-(web.highlight) and the command line (inspect_output).
+(scratchpad_mcp.web.highlight) and the command line (scratchpad_mcp.cli.inspect_output).
 """
 
 from __future__ import annotations

@@ -13,14 +13,14 @@ from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
 from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_core.actors import HTTP
 
-from .calls import CallGate, CallRunner, RateLimit, TrustedCaller
 from .server import ScratchpadServer, build_server
-from .server_logging import CallLogger
+from .server.calls import CallGate, CallRunner, RateLimit, TrustedCaller
+from .server.log_lines import CallLogger
 from .settings import Settings
 
 if TYPE_CHECKING:
-    from .metrics import Metrics
-    from .warm_start import WarmStart
+    from .http.metrics import Metrics
+    from .stdio.warm_start import WarmStart
 
 log = logging.getLogger("scratchpad")
 
@@ -61,7 +61,7 @@ def uses_keys(settings: Settings) -> bool:
 
 def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> ScratchpadServer:
     """Many clients: API keys (unless SCRATCHPAD_AUTH=none), the rate limit, logs and metrics, worker threads."""
-    from .auth import KeyedCaller, KeyVerifier  # with prometheus_client: imported only when serving HTTP
+    from .http.auth import KeyedCaller, KeyVerifier  # with prometheus_client: imported only when serving HTTP
 
     gates: list[CallGate] = []
     if settings.rate_limit > 0:
@@ -99,20 +99,21 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
     backend = open_configured(settings)
     if settings.transport == "stdio":
         try:
-            from . import stdio, wire
-            from .direct_calls import DirectCalls
+            from .server import wire
+            from .stdio import transport
+            from .stdio.direct_calls import DirectCalls
 
             server = stdio_server(settings, backend)
             settle()
-            stdio.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
+            transport.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
         finally:
             backend.close()
-        stdio.exit_past_abandoned_calls()
+        transport.exit_past_abandoned_calls()
         return
     try:
         if warm is not None:
             warm.handover()  # stdin is not ours to read over HTTP
-        from . import http  # starlette and uvicorn only when serving HTTP
+        from .http import app as http  # starlette and uvicorn only when serving HTTP
 
         public = f"; clients use {settings.public_url}/mcp" if settings.public_url else ""
         log.info(

@@ -1,5 +1,5 @@
 """The scratchpad-mcp command's entry point. A start as a host makes it (no arguments) first gets its warm start
-going (warm_start), before the server's heavy imports; then the command runs (cli)."""
+going (stdio.warm_start), before the server's heavy imports; then the command runs (cli)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ def entry_point() -> None:
     args = sys.argv[1:]
     warm = None
     if not args:
-        from .warm_start import WarmStart
+        from .stdio.warm_start import WarmStart
 
         warm = WarmStart.prepare(sys.argv, os.environ)
-    from .cli import main
+    from .cli.main import main
 
     sys.exit(main(args, warm=warm))

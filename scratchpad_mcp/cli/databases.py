@@ -11,7 +11,7 @@ from scratchpad_adapters.factory import sqlite_url
 from scratchpad_adapters.sql.sqlite_files import file_of
 from scratchpad_adapters.sql.urls import safe_url
 
-from .settings import Settings, SettingsError
+from ..settings import Settings, SettingsError
 
 DATABASE_OPTION = "--database"
 URL_VARIABLE = "SCRATCHPAD_DATABASE_URL"

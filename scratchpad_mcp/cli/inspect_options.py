@@ -13,9 +13,9 @@ import click
 from scratchpad_core.bounds import MAX_LIST_LIMIT
 from scratchpad_core.errors import ScratchpadError
 
-from .cli import Invocation
-from .cli_root import Command, pass_invocation
 from .inspect_store import inspecting
+from .main import Invocation
+from .root import Command, pass_invocation
 
 F = TypeVar("F", bound=Callable[..., Any])
 SECTION = "Inspection commands (read-only)"

@@ -22,8 +22,7 @@ import click
 from scratchpad_core import quotas
 from scratchpad_core.limits import Limits
 from scratchpad_core.model import Usage
-
-from .visible_text import INVISIBLE, screen_line, screen_text
+from scratchpad_core.visible_text import INVISIBLE, screen_line, screen_text
 
 CONTINUED = "    | "
 """What starts each further line of a multi-line log entry: never a `#ID` at the start of a line, as an entry."""

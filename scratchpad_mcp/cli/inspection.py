@@ -13,6 +13,7 @@ import click
 from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_SEARCH_RESULTS
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.results import LogEntryOut
+from scratchpad_core.visible_text import screen_line
 
 from .inspect_options import (
     VersionArgument,
@@ -39,7 +40,6 @@ from .inspect_output import (
     when,
 )
 from .inspect_store import Inspection
-from .visible_text import screen_line
 
 
 @inspection_command("agents")

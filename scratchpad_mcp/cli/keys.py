@@ -11,12 +11,12 @@ import click
 from scratchpad_adapters.memory import is_memory_url
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey, ApiKeys
 
+from ..app import open_configured
+from ..settings import Settings
 from .admin import in_memory, require_existing
-from .app import open_configured
-from .cli import Invocation
-from .cli_root import Group, pass_invocation
 from .inspect_output import when
-from .settings import Settings
+from .main import Invocation
+from .root import Group, pass_invocation
 
 FRESHNESS = (
     f"scratchpad-mcp: 'last used' is recorded at most once every {TOUCH_EVERY_MS // 1000} s per key, so a key "

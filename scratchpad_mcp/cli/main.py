@@ -1,6 +1,6 @@
 """The scratchpad-mcp command: serve MCP (the default) and run maintenance subcommands.
 
-The command tree (click) is in cli_root; this module reads the settings, serves, and turns every failure into
+The command tree (click) is in cli.root; this module reads the settings, serves, and turns every failure into
 one line and an exit code. With no arguments at all, as a supervisor starts it, it serves without importing
 the command-line parser."""
 
@@ -19,11 +19,12 @@ from scratchpad_adapters.sql.sqlite_files import SqliteFileError
 from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import ScratchpadError
 
-from . import app, databases
+from .. import app
+from ..server.log_lines import configure_logging
+from ..settings import Settings, SettingsError
+from ..stdio.warm_start import WarmStart
+from . import databases
 from .databases import Database
-from .server_logging import configure_logging
-from .settings import Settings, SettingsError
-from .warm_start import WarmStart
 
 log = logging.getLogger("scratchpad")
 
@@ -88,7 +89,7 @@ def main(argv: Sequence[str] | None = None, *, warm: WarmStart | None = None) ->
     try:
         if not args:
             return invocation.serve(warm)
-        from .cli_root import run  # the parser, for any command line at all
+        from .root import run  # the parser, for any command line at all
 
         return run(args, invocation)
     except BrokenPipeError:  # e.g. `export | head`: the reader has what it wanted

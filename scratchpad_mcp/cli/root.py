@@ -1,8 +1,8 @@
 """The command tree (click): the root group, its options, and where each module's commands join it.
 
-Each group lives with its work: `db`, `export` and `import` in admin, `keys` in keys_cli, the read-only
-inspection commands in inspect_cli. A command is made with `@<group>.command()` on a `Group` from here (so its
-help reads like the rest), takes the run's Invocation with `@pass_invocation`, calls `invocation.begin()`
+Each group lives with its work: `db`, `export` and `import` in admin, `keys` in keys, the read-only
+inspection commands in inspection, `web` in web. A command is made with `@<group>.command()` on a `Group` from
+here (so its help reads like the rest), takes the run's Invocation with `@pass_invocation`, calls `invocation.begin()`
 before any work and returns its exit code. Failures are raised, never printed: cli.main words them."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import click
 
-from .cli import Invocation
-from .server import package_version
+from ..server import package_version
+from .main import Invocation
 
 
 class HelpFormatter(click.HelpFormatter):
@@ -87,10 +87,10 @@ def serve(invocation: Invocation) -> int:
 def command_line() -> Root:
     """The root group with every command attached (once)."""
     if len(root.commands) == 1:
-        from . import admin, inspect_cli, keys_cli
-        from .web.command import web
+        from . import admin, inspection, keys
+        from .web import web
 
-        for command in (*admin.COMMANDS, keys_cli.keys, web, *inspect_cli.COMMANDS):
+        for command in (*admin.COMMANDS, keys.keys, web, *inspection.COMMANDS):
             root.add_command(command)
     return root
 

@@ -17,15 +17,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scratchpad_adapters.factory import Backend
 
-from .app import http_server, uses_keys
+from ..app import http_server, uses_keys
+from ..server.wire import max_message_bytes
+from ..settings import Settings
+from ..stdio.direct_calls import DirectCalls
+from ..web.serve import web_app
 from .auth import KeyRequired
-from .direct_calls import DirectCalls
-from .http_body import CheckedBody
-from .http_direct import DirectHttp
+from .body import CheckedBody
+from .direct import DirectHttp
 from .metrics import Metrics
-from .settings import Settings
-from .web.serve import web_app
-from .wire import max_message_bytes
 
 
 def transport_security(settings: Settings) -> TransportSecuritySettings | None:

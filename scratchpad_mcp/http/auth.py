@@ -14,7 +14,7 @@ from scratchpad_core.actors import UNKNOWN, key_actor
 from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
 from scratchpad_core.keys import ApiKeys
 
-from .calls import clipped
+from ..server.calls import clipped
 from .metrics import Metrics
 
 log = logging.getLogger("scratchpad.auth")

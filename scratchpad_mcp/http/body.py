@@ -1,5 +1,5 @@
 """POST /mcp bodies checked before the SDK reads them: the content type, the size, how long the body takes to
-arrive, and the JSON-RPC message itself (wire.py). Each refusal is a JSON-RPC error in our own words, with the
+arrive, and the JSON-RPC message itself (server.wire). Each refusal is a JSON-RPC error in our own words, with the
 request's id where one can be found (else id null), instead of the SDK's parser and validation internals. A leading
 UTF-8 byte-order mark is dropped, as over stdio."""
 
@@ -14,8 +14,8 @@ import mcp_types
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import wire, wire_params
-from .http_direct import DirectHttp
+from ..server import wire, wire_params
+from .direct import DirectHttp
 
 log = logging.getLogger("scratchpad.http")
 
@@ -37,7 +37,7 @@ class CheckedBody:
     def __init__(self, app: ASGIApp, max_bytes: int, direct: DirectHttp | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
-        self.direct = direct  # answers the plainest tool calls without the SDK (http_direct)
+        self.direct = direct  # answers the plainest tool calls without the SDK (http.direct)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":

@@ -1,4 +1,4 @@
-"""Tool calls over streamable HTTP answered by direct_calls, when the SDK's transport would take the request as
+"""Tool calls over streamable HTTP answered by stdio.direct_calls, when the SDK's transport would take the request as
 it is: a 2025 revision named once in MCP-Protocol-Version, no session id (the server is stateless), one Content-Type
 of application/json (in lower case) and an Accept header with it, and a Host and Origin the SDK's DNS-rebinding
 check lets through (its own check, run here).
@@ -17,7 +17,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import Receive, Scope
 
-from .direct_calls import DirectCalls
+from ..stdio.direct_calls import DirectCalls
 
 _VERSIONS = frozenset(version.encode() for version in HANDSHAKE_PROTOCOL_VERSIONS)
 

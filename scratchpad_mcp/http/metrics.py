@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics, generate_latest
 
-from .calls import CallRecord
+from ..server.calls import CallRecord
 
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no *_created series: they double the output and nobody graphs them
 

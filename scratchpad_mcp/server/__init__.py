@@ -21,8 +21,8 @@ from scratchpad_core.changes import ChangeFeed
 from scratchpad_core.limits import payload_bytes
 from scratchpad_core.service import Scratchpad
 
+from ..stdio.direct_calls import DirectTool
 from .calls import CallRunner, UseCase, clipped
-from .direct_calls import DirectTool
 from .resources import FileResources, FileUris
 from .schemas import lean, property_names, unchecked_rows
 from .subscriptions import FileSubscriptions

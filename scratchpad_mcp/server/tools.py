@@ -26,7 +26,7 @@ from scratchpad_core.usecases.reads import DEFAULT_FORMAT, DiffFormat
 from .calls import UseCase
 
 if TYPE_CHECKING:
-    from .server import ScratchpadServer
+    from . import ScratchpadServer
 
 INSTRUCTIONS = """\
 Private, versioned storage for your notes, plans and logs; it survives between sessions. Paths are relative, \

@@ -2,7 +2,7 @@
 
 Each field with a variable name (its validation alias) is one variable; the limits and quotas are one
 variable per field of scratchpad_core's Limits, SCRATCHPAD_ and the field's name in capitals. The
-README's table of settings is generated from these definitions (settings_docs.py).
+README's table of settings is generated from these definitions (settings/docs.py).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from scratchpad_adapters.anthropic_summarizer import DEFAULT_MODEL
 from scratchpad_adapters.factory import default_database_path, sqlite_url
 from scratchpad_core.limits import Limits
 
-from . import settings_values as values
-from .settings_source import SettingsError, Variables, read, variable, variable_name
+from . import values
+from .source import SettingsError, Variables, read, variable, variable_name
 
 __all__ = ["LimitVariables", "Settings", "SettingsError"]
 

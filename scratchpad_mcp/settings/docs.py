@@ -1,7 +1,7 @@
-"""The README's table of settings, generated from their definitions in settings.py.
+"""The README's table of settings, generated from their definitions in scratchpad_mcp.settings.
 
-uv run python -m scratchpad_mcp.settings_docs            # print the table
-uv run python -m scratchpad_mcp.settings_docs README.md  # rewrite the table between its markers in README.md
+uv run python -m scratchpad_mcp.settings.docs            # print the table
+uv run python -m scratchpad_mcp.settings.docs README.md  # rewrite the table between its markers in README.md
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pathlib import Path
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
 
-from .settings import Settings
-from .settings_source import field_extra
+from . import Settings
+from .source import field_extra
 
-START = "<!-- settings table: generated from scratchpad_mcp/settings.py by python -m scratchpad_mcp.settings_docs -->"
+START = "<!-- settings table: generated from scratchpad_mcp/settings by python -m scratchpad_mcp.settings.docs -->"
 END = "<!-- end of settings table -->"
 
 

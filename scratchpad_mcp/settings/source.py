@@ -11,7 +11,7 @@ from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, EnvSettingsSource, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources.utils import parse_env_vars
 
-from .settings_values import integer_range
+from .values import integer_range
 
 V = TypeVar("V", bound="Variables")
 

@@ -10,7 +10,7 @@ from typing import Any
 import mcp_types
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from . import wire_params
+from ..server import wire_params
 
 STREAMS = frozenset({"subscriptions/listen"})  # requests answered only when the client lets go of them
 STREAM_GRACE = 0.25  # seconds in which a refused stream is answered (at the end of stdin, it is waited for)

@@ -23,7 +23,7 @@ from typing import Any
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult
 
-from .replies import encoded_response
+from ..server.replies import encoded_response
 
 
 @dataclass(frozen=True)

@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from .stdio_pipes import Source
-from .wire import KEPT_BYTES as KEPT
+from ..server.wire import KEPT_BYTES as KEPT
+from .pipes import Source
 
 
 @dataclass

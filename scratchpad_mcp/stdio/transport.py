@@ -3,7 +3,7 @@ server session (so both protocol revisions and server-to-client notifications wo
 worker thread per line read or written, and with every request answered.
 
 Lines are split on "\\n" only and bounded by max_message_bytes (6 x SCRATCHPAD_MAX_FILE_BYTES + 64 KiB, the HTTP
-body bound); a leading UTF-8 byte-order mark is dropped. A line the SDK would drop or choke on (see wire.py) is
+body bound); a leading UTF-8 byte-order mark is dropped. A line the SDK would drop or choke on (see server.wire) is
 answered here with a JSON-RPC error naming what was wrong: with its id, or with id null when none can be found
 (garbage, an id of the wrong type), as JSON-RPC 2.0 and our HTTP transport have it. The SDK's client logs such an
 answer and goes on. Notifications, blank lines and broken responses get no answer (the last with a log line). A
@@ -28,11 +28,12 @@ from mcp.shared._context_streams import ContextReceiveStream, ContextSendStream,
 from mcp.shared.message import SessionMessage
 from pydantic_core import PydanticSerializationError
 
-from . import stdio_pipes, wire
+from ..server import wire
+from . import pipes
+from .asked import Asked
 from .direct_calls import DirectCalls
-from .stdio_asked import Asked
-from .stdio_lines import Oversized, lines
-from .stdio_pipes import Sink
+from .lines import Oversized, lines
+from .pipes import Sink
 
 if TYPE_CHECKING:
     from .warm_start import WarmStart
@@ -48,7 +49,7 @@ def serve(
     server: MCPServer, max_line_bytes: int, direct: DirectCalls | None = None, warm: WarmStart | None = None
 ) -> None:
     """Serve `server` over this process's stdin and stdout until stdin ends; `direct` answers the tool calls it
-    takes without the SDK's pipeline; `warm` hands over what it read and answered before (warm_start)."""
+    takes without the SDK's pipeline; `warm` hands over what it read and answered before (stdio.warm_start)."""
     anyio.run(serve_async, server, max_line_bytes, direct, warm)
 
 
@@ -89,12 +90,12 @@ async def stdio_streams(
     sys.stdout.flush()
     with (
         open(os.devnull, "rb") as null,
-        stdio_pipes.claimed(0, null.fileno()) as stdin_fd,
-        stdio_pipes.claimed(1, 2) as stdout_fd,
+        pipes.claimed(0, null.fileno()) as stdin_fd,
+        pipes.claimed(1, 2) as stdout_fd,
     ):
-        out = stdio_pipes.Guarded(await stdio_pipes.sink(stdout_fd))
+        out = pipes.Guarded(await pipes.sink(stdout_fd))
         try:
-            source = stdio_pipes.Prefixed(unread, await stdio_pipes.source(stdin_fd))
+            source = pipes.Prefixed(unread, await pipes.source(stdin_fd))
             asked = Asked(answered, None if warm is None else warm.record)
             async with streams(source, out, max_line_bytes, direct, asked) as pair:
                 yield pair
@@ -104,7 +105,7 @@ async def stdio_streams(
 
 @contextlib.asynccontextmanager
 async def streams(
-    source: stdio_pipes.Source,
+    source: pipes.Source,
     out: Sink,
     max_line_bytes: int,
     direct: DirectCalls | None = None,

@@ -16,8 +16,8 @@ from bench.histories import main
 from bench.replay import FORMATS, ReplayError, Wire, added_bytes, apply_hunks, replay_reader
 from scratchpad_adapters import open_store
 from scratchpad_core.limits import Limits
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 
 BASE = markdown_lines(40)
 REVISIONS = [

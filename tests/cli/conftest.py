@@ -12,7 +12,7 @@ import pytest
 
 from scratchpad_adapters import open_store
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.cli import main
+from scratchpad_mcp.cli.main import main
 from tests.conftest import SQL_BACKENDS, empty_postgres
 
 PLAN_V1 = "goal: ship\nstep one\nstep two\n"

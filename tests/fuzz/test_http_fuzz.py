@@ -19,8 +19,8 @@ from bench.fuzz_cases import call_message, calls, compact
 from bench.fuzz_checks import Commits, assert_call_answer, assert_error_reply, assert_http_answer
 from bench.fuzz_raw import raw_messages
 from scratchpad_adapters import open_backend
-from scratchpad_mcp import http_body
-from scratchpad_mcp.http import build_app, max_body_bytes
+from scratchpad_mcp.http import body as http_body
+from scratchpad_mcp.http.app import build_app, max_body_bytes
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 

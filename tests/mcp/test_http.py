@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from scratchpad_adapters import open_backend
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.http.app import build_app
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 from tests.mcp.helpers import START_TIMEOUT, ok, refused

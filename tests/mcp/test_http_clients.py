@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.factory import Backend
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.http.app import build_app
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 from tests.mcp.helpers import console_script, ok

@@ -14,9 +14,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.common import definition_bytes
 from scratchpad_adapters import open_backend
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.http.app import build_app
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer, StoreFactory
 from tests.mcp.helpers import START_TIMEOUT, console_script, ok, server_env

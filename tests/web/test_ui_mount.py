@@ -8,7 +8,7 @@ import httpx2
 import pytest
 
 from scratchpad_adapters import open_backend
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.http.app import build_app
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 

@@ -1,5 +1,5 @@
-"""Tool calls answered without the SDK's pipeline (scratchpad_mcp.direct_calls): which requests are taken, and that
-a reply taken there is the line the SDK writes for the same call, byte for byte."""
+"""Tool calls answered without the SDK's pipeline (scratchpad_mcp.stdio.direct_calls): which requests are taken,
+and that a reply taken there is the line the SDK writes for the same call, byte for byte."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
-from scratchpad_mcp.direct_calls import DirectCalls
 from scratchpad_mcp.server import build_server
-from scratchpad_mcp.stdio_asked import Asked
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
+from scratchpad_mcp.stdio.asked import Asked
+from scratchpad_mcp.stdio.direct_calls import DirectCalls
 from tests.mcp.helpers import console_script, server_env
 from tests.mcp.stdio_process import JsonRpcProcess
 

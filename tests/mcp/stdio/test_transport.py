@@ -1,5 +1,5 @@
-"""Our stdio transport (scratchpad_mcp.stdio) under real clients: both protocol revisions, notifications from the
-server while a request runs, stray prints kept off the wire, stdin that is a file or /dev/null, the line bound."""
+"""Our stdio transport (scratchpad_mcp.stdio.transport) under real clients: both protocol revisions, notifications from
+the server while a request runs, stray prints kept off the wire, stdin that is a file or /dev/null, the line bound."""
 
 from __future__ import annotations
 
@@ -23,11 +23,11 @@ from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BOUND = 4096
 INITIALIZE = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}
 TINY = StdioServerParameters(
-    command=sys.executable, args=["-m", "tests.mcp.transport_server", str(BOUND)], cwd=str(ROOT), env=server_env()
+    command=sys.executable, args=["-m", "tests.mcp.stdio.transport_server", str(BOUND)], cwd=str(ROOT), env=server_env()
 )
 
 

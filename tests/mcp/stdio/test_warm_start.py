@@ -1,4 +1,4 @@
-"""The warm start (scratchpad_mcp.warm_start): a start records its replies to initialize and tools/list; a later
+"""The warm start (scratchpad_mcp.stdio.warm_start): a start records its replies to initialize and tools/list; a later
 start made the same way answers them at once from that record, hands every line to the server, and writes each
 reply once; a start made another way, or a record that cannot be read, gets the server's own replies."""
 
@@ -13,8 +13,8 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from scratchpad_mcp import warm_start
-from scratchpad_mcp.warm_start import fingerprint
+from scratchpad_mcp.stdio import warm_start
+from scratchpad_mcp.stdio.warm_start import fingerprint
 from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 from tests.mcp.stdio_process import JsonRpcProcess
 

@@ -1,5 +1,5 @@
-"""A tiny MCP server served by scratchpad_mcp.stdio, whose tool sends the client notifications before it answers
-and prints to stdout (which must not reach the wire). Run: python -m tests.mcp.transport_server"""
+"""A tiny MCP server served by scratchpad_mcp.stdio.transport, whose tool sends the client notifications before it
+answers and prints to stdout (which must not reach the wire). Run: python -m tests.mcp.stdio.transport_server"""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import warnings
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from scratchpad_mcp import stdio
+from scratchpad_mcp.stdio import transport
 
 server = MCPServer("transport-test")
 
@@ -25,4 +25,4 @@ async def shout(text: str, ctx: Context) -> str:
 
 
 if __name__ == "__main__":
-    stdio.serve(server, int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20)
+    transport.serve(server, int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20)
