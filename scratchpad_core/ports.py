@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 from .limits import Limits
 from .model import (
     Advance,
+    ApiKey,
     FileInfo,
     FileRecord,
     LogEntry,
@@ -24,8 +25,7 @@ from .model import (
     VersionInfo,
 )
 
-if TYPE_CHECKING:  # keys.py builds on KeyStore; only the annotations here need ApiKey
-    from .keys import ApiKey
+if TYPE_CHECKING:
     from .quotas import Breach
 
 

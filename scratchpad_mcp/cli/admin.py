@@ -20,9 +20,9 @@ from scratchpad_adapters.sql.importer import check_first_line, import_
 from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import InvalidInput
 
-from ..app import open_configured
 from ..settings import Settings
-from .main import Invocation, progress
+from ..settings.backend import open_configured
+from .invocation import Invocation, progress
 from .root import Command, Group, pass_invocation
 
 

@@ -14,7 +14,7 @@ from scratchpad_core.bounds import MAX_LIST_LIMIT
 from scratchpad_core.errors import ScratchpadError
 
 from .inspect_store import inspecting
-from .main import Invocation
+from .invocation import Invocation
 from .root import Command, pass_invocation
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -22,9 +22,9 @@ from scratchpad_core.paths import check_agent_id
 from scratchpad_core.results import LogInfo
 from scratchpad_core.service import Scratchpad
 
-from ..app import open_configured
+from ..settings.backend import open_configured
 from .admin import in_memory, require_existing
-from .main import Invocation
+from .invocation import Invocation
 
 UPGRADE = "uv run scratchpad-mcp db upgrade"
 

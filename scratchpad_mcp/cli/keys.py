@@ -11,11 +11,11 @@ import click
 from scratchpad_adapters.memory import is_memory_url
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey, ApiKeys
 
-from ..app import open_configured
 from ..settings import Settings
+from ..settings.backend import open_configured
 from .admin import in_memory, require_existing
 from .inspect_output import when
-from .main import Invocation
+from .invocation import Invocation
 from .root import Group, pass_invocation
 
 FRESHNESS = (

@@ -1,8 +1,9 @@
 """The scratchpad-mcp command: serve MCP (the default) and run maintenance subcommands.
 
-The command tree (click) is in cli.root; this module reads the settings, serves, and turns every failure into
-one line and an exit code. With no arguments at all, as a supervisor starts it, it serves without importing
-the command-line parser."""
+The command tree (click) is in cli.root, each command with its work (admin, keys, inspection, web); this module
+attaches them, runs the one named, and turns every failure into one line and an exit code. With no arguments at
+all, as a supervisor starts it, it serves without importing the command-line parser. What it serves with comes
+from the composition root (scratchpad_mcp.launch.main)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
@@ -19,78 +21,25 @@ from scratchpad_adapters.sql.sqlite_files import SqliteFileError
 from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import ScratchpadError
 
-from .. import app
 from ..server.log_lines import configure_logging
 from ..settings import Settings, SettingsError
-from ..stdio.warm_start import WarmStart
 from . import databases
 from .databases import Database
+from .invocation import Invocation, Servers
+
+if TYPE_CHECKING:
+    from .root import Root
 
 log = logging.getLogger("scratchpad")
 
 
-def progress(message: str) -> None:
-    print(f"scratchpad-mcp: {message}", file=sys.stderr, flush=True)
-
-
-class Invocation:
-    """What this run of the command chose: its settings and database once read, and whether it serves."""
-
-    def __init__(self) -> None:
-        self.option: str | None = None
-        self.settings: Settings | None = None
-        self.database: Database | None = None
-        self.serving = False
-
-    def configured(self) -> tuple[Settings, Database]:
-        """The settings (the --database option overriding them) and their database, read once; logging set up."""
-        if self.settings is None or self.database is None:
-            settings = Settings.from_env(os.environ)
-            if self.option is not None:
-                if not self.option.strip():
-                    raise SettingsError("--database is empty: give a URL such as sqlite:///path/to/file.db.")
-                settings = settings.model_copy(update={"database_url": self.option})
-            configure_logging(settings.log_level, settings.log_format)
-            self.settings, self.database = settings, databases.chosen(settings, os.environ, self.option)
-        return self.settings, self.database
-
-    def serve(self, warm: WarmStart | None = None) -> int:
-        settings, database = self.configured()
-        self.serving = True
-        check_exposure(settings)
-        shown = safe_url(settings.database_url)
-        log.info(
-            "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),
-            extra={"event": "startup", "transport": settings.transport, "database": shown, "auth": settings.auth},
-        )  # fmt: skip
-        app.serve(settings, warm)
-        return 0
-
-    def begin(self) -> Settings:
-        """The settings a command other than serve works with, once the operator has been told which database."""
-        settings, database = self.configured()
-        databases.refuse_to_guess(settings, os.environ, self.option)
-        progress(f"database {database.named()}")  # before any work: an operator sees which one it is
-        return settings
-
-
-def check_exposure(settings: Settings) -> None:
-    exposed = settings.transport == "http" and settings.auth == "none" and not settings.loopback
-    if exposed and not settings.allow_insecure:
-        raise SettingsError(
-            f"SCRATCHPAD_AUTH=none would let anyone who reaches {settings.host} act as any agent. Bind to 127.0.0.1, "
-            "use API keys (the default), or set SCRATCHPAD_ALLOW_INSECURE=1 if something else guards access."
-        )
-
-
-def main(argv: Sequence[str] | None = None, *, warm: WarmStart | None = None) -> int:
+def main(argv: Sequence[str] | None, servers: Servers) -> int:
+    """Run the command `argv` names (None: this process's arguments; none: serve), serving with `servers`."""
     args = sys.argv[1:] if argv is None else list(argv)
-    invocation = Invocation()
+    invocation = Invocation(servers)
     try:
         if not args:
-            return invocation.serve(warm)
-        from .root import run  # the parser, for any command line at all
-
+            return invocation.serve()
         return run(args, invocation)
     except BrokenPipeError:  # e.g. `export | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit's flush
@@ -103,6 +52,33 @@ def main(argv: Sequence[str] | None = None, *, warm: WarmStart | None = None) ->
         return failed(invocation, error)
     except KeyboardInterrupt:
         return 130
+
+
+def command_line() -> Root:
+    """The root group with every command attached (once)."""
+    from .root import root  # the parser, for any command line at all
+
+    if len(root.commands) == 1:
+        from . import admin, inspection, keys
+        from .web import web
+
+        for command in (*admin.COMMANDS, keys.keys, web, *inspection.COMMANDS):
+            root.add_command(command)
+    return root
+
+
+def run(args: Sequence[str], invocation: Invocation) -> int:
+    """Parse `args` and run the command they name; usage errors are shown here, every other failure raised."""
+    import click
+
+    try:
+        with command_line().make_context("scratchpad-mcp", list(args), obj=invocation) as context:
+            return int(context.command.invoke(context) or 0)
+    except click.exceptions.Exit as done:  # --help, --version
+        return done.exit_code
+    except click.ClickException as error:
+        error.show()
+        return error.exit_code
 
 
 def invalid_setting(error: SettingsError) -> int:

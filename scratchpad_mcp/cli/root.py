@@ -7,12 +7,10 @@ before any work and returns its exit code. Failures are raised, never printed: c
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import click
 
 from ..server import package_version
-from .main import Invocation
+from .invocation import Invocation
 
 
 class HelpFormatter(click.HelpFormatter):
@@ -82,26 +80,3 @@ def root(context: click.Context, database: str | None) -> int | None:
 def serve(invocation: Invocation) -> int:
     """Serve MCP (the default)."""
     return invocation.serve()
-
-
-def command_line() -> Root:
-    """The root group with every command attached (once)."""
-    if len(root.commands) == 1:
-        from . import admin, inspection, keys
-        from .web import web
-
-        for command in (*admin.COMMANDS, keys.keys, web, *inspection.COMMANDS):
-            root.add_command(command)
-    return root
-
-
-def run(args: Sequence[str], invocation: Invocation) -> int:
-    """Parse `args` and run the command they name; usage errors are shown here, every other failure raised."""
-    try:
-        with command_line().make_context("scratchpad-mcp", list(args), obj=invocation) as context:
-            return int(context.command.invoke(context) or 0)
-    except click.exceptions.Exit as done:  # --help, --version
-        return done.exit_code
-    except click.ClickException as error:
-        error.show()
-        return error.exit_code

@@ -16,7 +16,7 @@ from scratchpad_adapters.memory import is_memory_url
 
 from ..settings import SettingsError
 from .admin import require_existing
-from .main import Invocation
+from .invocation import Invocation
 from .root import Command, pass_invocation
 
 LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
@@ -45,7 +45,4 @@ def web(invocation: Invocation, host: str, port: int | None) -> int:
         )
     require_existing(settings.database_url)  # a missing SQLite file is a typo: this command creates nothing
     loopback = is_loopback(host)
-    from ..web.serve import check_web_exposure, serve_web
-
-    check_web_exposure(settings, host, loopback)
-    return serve_web(settings, host, port or settings.web_port, signed_in=not loopback, out=sys.stdout)
+    return invocation.servers.web(settings, host, port or settings.web_port, loopback=loopback, out=sys.stdout)

@@ -12,19 +12,17 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from scratchpad_adapters.factory import Backend
 
-from ..app import http_server, uses_keys
+from ..server import ScratchpadServer
 from ..server.wire import max_message_bytes
 from ..settings import Settings
-from ..stdio.direct_calls import DirectCalls
-from ..web.serve import web_app
-from .auth import KeyRequired
+from .auth import KeyRequired, uses_keys
 from .body import CheckedBody
-from .direct import DirectHttp
+from .direct import DirectAnswers, DirectHttp
 from .metrics import Metrics
 
 
@@ -44,10 +42,17 @@ def max_body_bytes(settings: Settings) -> int:
     return max_message_bytes(settings.limits)
 
 
-def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = None) -> Starlette:
-    """The ASGI app of one replica: the MCP server the settings call for at /mcp, and the probes and metrics."""
-    metrics = metrics or Metrics()
-    server = http_server(settings, backend, metrics)
+def build_app(
+    settings: Settings,
+    backend: Backend,
+    server: ScratchpadServer,
+    metrics: Metrics,
+    *,
+    direct: DirectAnswers | None = None,
+    ui: ASGIApp | None = None,
+) -> Starlette:
+    """The ASGI app of one replica: `server` (the MCP server the settings call for, feeding `metrics`) at /mcp,
+    with `direct` answering the plainest tool calls; the probes and metrics; `ui` (the web view) at /ui."""
     mcp_app = server.streamable_http_app(
         stateless_http=True,
         json_response=True,
@@ -56,8 +61,8 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         max_request_body_size=max_body_bytes(settings),
     )
     # the DNS-rebinding check the SDK applies (its loopback default included), for the calls answered before it
-    direct = DirectHttp(DirectCalls(server.direct_tools), server.session_manager.security_settings)
-    without_event_stream(mcp_app, max_body_bytes(settings), direct)
+    answers = None if direct is None else DirectHttp(direct, server.session_manager.security_settings)
+    without_event_stream(mcp_app, max_body_bytes(settings), answers)
 
     async def health(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -76,14 +81,14 @@ def build_app(settings: Settings, backend: Backend, metrics: Metrics | None = No
         async with server.session_manager.run():
             yield
 
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/health", health, methods=["GET"]),
         Route("/ready", ready, methods=["GET"]),
         Route("/metrics", prometheus, methods=["GET"]),
-        Route("/ui", to_the_view, methods=["GET"]),
-        Mount("/ui", app=web_app(settings, backend, signed_in=uses_keys(settings))),  # the read-only web view
-        Mount("/", app=KeyRequired(mcp_app, metrics) if uses_keys(settings) else mcp_app),
     ]
+    if ui is not None:  # the read-only web view
+        routes += [Route("/ui", to_the_view, methods=["GET"]), Mount("/ui", app=ui)]
+    routes.append(Mount("/", app=KeyRequired(mcp_app, metrics) if uses_keys(settings) else mcp_app))
     return Starlette(routes=routes, lifespan=lifespan)
 
 

@@ -15,6 +15,7 @@ from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailabl
 from scratchpad_core.keys import ApiKeys
 
 from ..server.calls import clipped
+from ..settings import Settings
 from .metrics import Metrics
 
 log = logging.getLogger("scratchpad.auth")
@@ -22,6 +23,11 @@ log = logging.getLogger("scratchpad.auth")
 UNCHECKED = "(unchecked)"  # the client_id of a token whose key could not be checked (the database was down)
 READ_SCOPE = "scratchpad:read"
 WRITE_SCOPE = "scratchpad:write"
+
+
+def uses_keys(settings: Settings) -> bool:
+    """Whether HTTP callers need an API key (which then names their agent)."""
+    return settings.auth == "keys"
 
 
 class KeyVerifier:

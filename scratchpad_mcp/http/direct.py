@@ -1,7 +1,7 @@
-"""Tool calls over streamable HTTP answered by stdio.direct_calls, when the SDK's transport would take the request as
-it is: a 2025 revision named once in MCP-Protocol-Version, no session id (the server is stateless), one Content-Type
-of application/json (in lower case) and an Accept header with it, and a Host and Origin the SDK's DNS-rebinding
-check lets through (its own check, run here).
+"""Tool calls over streamable HTTP answered directly (stdio.direct_calls, handed over by the composition root),
+when the SDK's transport would take the request as it is: a 2025 revision named once in MCP-Protocol-Version, no
+session id (the server is stateless), one Content-Type of application/json (in lower case) and an Accept header
+with it, and a Host and Origin the SDK's DNS-rebinding check lets through (its own check, run here).
 Anything else goes on to the SDK, which answers, or refuses, as before. The key was checked before (the SDK's
 RequireAuthMiddleware), and the body by CheckedBody.
 
@@ -10,6 +10,9 @@ most of a small call's server time (issue 9)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any, Protocol
+
 import mcp_types
 from mcp.server.streamable_http import check_accept_headers
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
@@ -17,13 +20,17 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import Receive, Scope
 
-from ..stdio.direct_calls import DirectCalls
-
 _VERSIONS = frozenset(version.encode() for version in HANDSHAKE_PROTOCOL_VERSIONS)
 
 
+class DirectAnswers(Protocol):
+    """The direct answers to plain tool calls (stdio.direct_calls.DirectCalls), as the composition root hands them."""
+
+    async def answer(self, request_id: Any, method: str, params: Mapping[str, Any] | None) -> bytes | None: ...
+
+
 class DirectHttp:
-    def __init__(self, calls: DirectCalls, security: TransportSecuritySettings | None) -> None:
+    def __init__(self, calls: DirectAnswers, security: TransportSecuritySettings | None) -> None:
         self._calls = calls
         self._security = TransportSecurityMiddleware(security)
 

@@ -1,5 +1,10 @@
-"""The MCP server: build_server() wires the tools to a store and a call runner; ScratchpadServer is the SDK's
-MCPServer with lean schemas, and with its refusals before a tool runs told and logged like ours."""
+"""The MCP server, its tools, calls, replies, resources, subscriptions, wire checks; uses core, adapters, the SDK.
+
+build_server() wires the tools to a store and a call runner; ScratchpadServer is the SDK's MCPServer with lean
+schemas, and with its refusals before a tool runs told and logged like ours. Beside it: tools (what a model
+reads), calls (one call: caller policy, gates, observers), replies, schemas, resources, subscriptions and
+change_hub, log_lines (logging), and the JSON-RPC checks both transports apply to a message (wire, wire_params).
+Nothing here imports a transport, the command line, the web view or the settings."""
 
 from __future__ import annotations
 
@@ -7,13 +12,15 @@ import importlib.metadata
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Annotated, Any, TypeVar
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 from mcp.server.auth.provider import TokenVerifier
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import ValidationError
 
@@ -21,14 +28,21 @@ from scratchpad_core.changes import ChangeFeed
 from scratchpad_core.limits import payload_bytes
 from scratchpad_core.service import Scratchpad
 
-from ..stdio.direct_calls import DirectTool
-from .calls import CallRunner, UseCase, clipped
+from .calls import CallRunner, clipped
 from .resources import FileResources, FileUris
 from .schemas import lean, property_names, unchecked_rows
 from .subscriptions import FileSubscriptions
-from .tools import INSTRUCTIONS, register_tools, tool_bounds
+from .tools import INSTRUCTIONS, Builder, register_tools, tool_bounds
 
-Builder = TypeVar("Builder", bound=Callable[..., UseCase[Any]])
+
+@dataclass(frozen=True)
+class DirectTool:
+    """A tool as the SDK registered it: its argument check, its argument names, and its function (for the calls
+    answered without the SDK's pipeline: stdio.direct_calls)."""
+
+    metadata: FuncMetadata
+    names: frozenset[str]
+    run: Callable[..., Awaitable[CallToolResult]]
 
 
 def build_server(

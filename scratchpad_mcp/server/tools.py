@@ -3,8 +3,8 @@
 # No `from __future__ import annotations` here: the SDK reads these annotations at run time,
 # and the argument types below are chosen per server (agent_id is optional with API keys).
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, Protocol, TypeVar
 
 from mcp.types import ToolAnnotations
 from pydantic import Field
@@ -25,8 +25,16 @@ from scratchpad_core.usecases.reads import DEFAULT_FORMAT, DiffFormat
 
 from .calls import UseCase
 
-if TYPE_CHECKING:
-    from . import ScratchpadServer
+Builder = TypeVar("Builder", bound=Callable[..., UseCase[Any]])
+
+
+class ToolRegistry(Protocol):
+    """Where register_tools puts the tools: the server's tool decorator (ScratchpadServer.tool)."""
+
+    def tool(
+        self, *, annotations: ToolAnnotations, payload: Sequence[str] = (), slow: bool = False
+    ) -> Callable[[Builder], Builder]: ...
+
 
 INSTRUCTIONS = """\
 Private, versioned storage for your notes, plans and logs; it survives between sessions. Paths are relative, \
@@ -58,7 +66,7 @@ def agent_argument(required: bool) -> Any:
 
 
 def register_tools(
-    mcp: "ScratchpadServer",
+    mcp: ToolRegistry,
     store: Scratchpad,
     *,
     agent_id_required: bool = True,

@@ -1,4 +1,4 @@
-"""Every setting the server reads from its environment, in one place: name, type, default, bounds, meaning.
+"""Settings: every variable the server reads (name, type, default, bounds, meaning); uses core and adapters.
 
 Each field with a variable name (its validation alias) is one variable; the limits and quotas are one
 variable per field of scratchpad_core's Limits, SCRATCHPAD_ and the field's name in capitals. The

@@ -16,23 +16,11 @@ argument, invalid arguments, a bad envelope) keeps its words and its log line.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
-from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.types import CallToolResult
-
+from ..server import DirectTool
 from ..server.replies import encoded_response
-
-
-@dataclass(frozen=True)
-class DirectTool:
-    """A tool as the SDK registered it: its argument check, its argument names, and its function."""
-
-    metadata: FuncMetadata
-    names: frozenset[str]
-    run: Callable[..., Awaitable[CallToolResult]]
 
 
 class DirectCalls:
