@@ -6,8 +6,8 @@ tests/deploy/test_http_direct). What each saves, and when the SDK does the work 
 
 - transport (with pipes, lines, asked): MCP over stdio on the event loop's own pipes, where the SDK's
   stdio_server() reads and writes each line in a worker thread. A ping through the SDK's session costs the server
-  0.60-0.76 ms of CPU with it against 1.27-1.52 ms with stdio_server() (`uv run python -m bench.stdio_transport`,
-  3 rounds of 3,000 pings on a busy 2-CPU machine). Always used over stdio; every message it does not answer
+  0.62-0.74 ms of CPU with it against 1.04-1.61 ms with stdio_server() (`uv run python -m bench.stdio_transport`,
+  3 rounds of 2,000 pings on a busy 2-CPU machine). Always used over stdio; every message it does not answer
   itself (a line server.wire refuses, a direct call, a warm start's reply) goes to the SDK's server session as
   stdio_server() would hand it.
 - direct_calls: a plain tools/call (and a ping) of a 2025 revision answered without the SDK's per-request pipeline:

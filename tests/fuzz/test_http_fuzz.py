@@ -15,9 +15,16 @@ import pytest
 from starlette.applications import Starlette
 from starlette.types import Message
 
-from bench.fuzz_cases import call_message, calls, compact
-from bench.fuzz_checks import Commits, assert_call_answer, assert_error_reply, assert_http_answer
-from bench.fuzz_raw import raw_messages
+from bench.fuzz import (
+    Commits,
+    assert_call_answer,
+    assert_error_reply,
+    assert_http_answer,
+    call_message,
+    calls,
+    compact,
+    raw_messages,
+)
 from scratchpad_adapters import open_backend
 from scratchpad_mcp.app import http_app
 from scratchpad_mcp.http import body as http_body

@@ -3,6 +3,7 @@ answers and prints to stdout (which must not reach the wire). Run: python -m tes
 
 from __future__ import annotations
 
+import logging
 import sys
 import warnings
 
@@ -10,6 +11,9 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from scratchpad_mcp.stdio import transport
 
+# Plain log lines on stderr, as the tests read them: without this the SDK logs through rich when it is installed
+# (import-linter brings it into the dev group), wrapping lines to a console's width.
+logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
 server = MCPServer("transport-test")
 
 
