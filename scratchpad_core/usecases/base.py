@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from ..errors import NotFound, StorageBusy
+from ..errors import NotFound, ScratchpadError, StorageBusy, StorageError
 from ..limits import Limits
 from ..model import FileRecord, UsageDelta
 from ..paths import check_agent_id, check_path
@@ -55,7 +55,10 @@ class UseCaseBase:
     ) -> T:
         """Run `work` in one transaction; retry it when the database says the clash was transient.
 
-        With a request (the call carries a request_id), a repeat of a call already made returns its result.
+        With a request (the call carries a request_id), a repeat of a call already made returns its result, also
+        when the call it repeats committed while this one ran: a repeat sent before the first call answered can
+        meet it mid-transaction (Postgres, READ COMMITTED) and be refused by its change (the version moved on,
+        the file is gone) though the request_id was not stored yet when it looked.
         """
         for attempt in range(1, self._attempts + 1):
             try:
@@ -67,6 +70,13 @@ class UseCaseBase:
                 if attempt == self._attempts:
                     raise
                 time.sleep(0.005 * 2**attempt)
+            except StorageError:
+                raise
+            except ScratchpadError:
+                first = None if request is None else self._first_result(request)
+                if first is None:
+                    raise
+                return first
         raise AssertionError("unreachable")
 
     def _once(self, uow: UnitOfWork, request: Request[T], work: Callable[[UnitOfWork], T]) -> T:
@@ -81,6 +91,15 @@ class UseCaseBase:
         result = work(uow)
         uow.requests.add(request.stored(result, now), self.limits.request_ids_kept, expire_before)
         return result
+
+    def _first_result(self, request: Request[T]) -> T | None:
+        """The result stored under the request_id by now (a fresh read, after a refusal), or None."""
+        retention = self.limits.request_id_retention
+        with self._open(read_only=True) as uow:
+            stored = uow.requests.get(request.agent_id, request.request_id)
+        if stored is None or stored.created_at < self._clock() - retention * 1000:
+            return None
+        return request.replay(stored, retention)
 
     def _count(self, uow: UnitOfWork, agent_id: str, delta: UsageDelta | None = None) -> None:
         """Apply a counter change in the caller's transaction, or refuse it with the quota it passes."""

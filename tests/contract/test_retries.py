@@ -17,7 +17,7 @@ from scratchpad_adapters import memory
 from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.tables import request_ids
-from scratchpad_core.errors import InvalidInput, VersionConflict
+from scratchpad_core.errors import InvalidInput, ScratchpadError, VersionConflict
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import DeleteResult, EditResult, WriteResult
 from scratchpad_core.retries import MAX_REQUEST_ID_CHARS, RequestIdReused
@@ -216,25 +216,73 @@ def test_expired_ids_are_forgotten_a_bounded_batch_per_call(backend: Backend, da
     assert stored_ids(database_url, A) == ["new1", "new2", "new3"]
 
 
-def test_concurrent_repeats_run_once(make_store: Callable[..., Scratchpad], recount: Recounter) -> None:
-    stores = [make_store() for _ in range(6)]
-    stores[0].write_file(A, "f.md", "start\n")
+def together(stores: list[Scratchpad], call: Callable[..., Any], *args: Any) -> list[Any]:
+    """call(store, *args) on every store at once (a thread each, released together): each result or refusal."""
     barrier = threading.Barrier(len(stores))
     results: list[Any] = []
 
-    def retry(store: Scratchpad) -> None:
+    def one(store: Scratchpad) -> None:
         barrier.wait()
-        results.append(store.insert_lines(A, "f.md", -1, "once", request_id="same"))
+        try:
+            results.append(call(store, *args))
+        except ScratchpadError as refusal:
+            results.append(refusal)
 
-    threads = [threading.Thread(target=retry, args=(s,)) for s in stores]
+    threads = [threading.Thread(target=one, args=(s,)) for s in stores]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    return results
+
+
+def test_concurrent_repeats_run_once(make_store: Callable[..., Scratchpad], recount: Recounter) -> None:
+    stores = [make_store() for _ in range(6)]
+    stores[0].write_file(A, "f.md", "start\n")
+    results = together(stores, lambda store: store.insert_lines(A, "f.md", -1, "once", request_id="same"))
     assert results == [EditResult("f.md", 2, 11, 2, 2)] * len(stores)
     assert stores[0].read_file(A, "f.md").content == "start\nonce\n"
     assert recount.versions(A, "f.md") == [1, 2]
     recount.check(stores[0], A)
+
+
+# Calls that the first one's change would refuse (a version moved on, old_str replaced, the file gone), on "old\n"
+# at version 1, with the result the first one gets.
+REFUSED_AFTER_THE_FIRST: dict[str, tuple[Callable[[Scratchpad, str], Any], Any]] = {
+    "write_file": (
+        lambda s, agent: s.write_file(agent, "f.md", "new\n", expected_version=1, request_id="twin"),
+        WriteResult("f.md", 2, 4),
+    ),
+    "edit_file": (
+        lambda s, agent: s.edit_file(agent, "f.md", "old", "new", expected_version=1, request_id="twin"),
+        EditResult("f.md", 2, 4, 1, 1),
+    ),
+    "edit_file without expected_version": (
+        lambda s, agent: s.edit_file(agent, "f.md", "old", "new", request_id="twin"),
+        EditResult("f.md", 2, 4, 1, 1),
+    ),
+    "delete_file": (
+        lambda s, agent: s.delete_file(agent, "f.md", expected_version=1, request_id="twin"),
+        DeleteResult("f.md", True, 1),
+    ),
+}
+
+
+@pytest.mark.parametrize("tool", REFUSED_AFTER_THE_FIRST)
+def test_repeats_that_meet_the_first_call_in_its_transaction_get_its_result(
+    tool: str, make_store: Callable[..., Scratchpad], recount: Recounter
+) -> None:
+    """A repeat sent before the first call answered (its connection cut, say) may run while the first one is still
+    in its transaction, and then meet the first one's change: it still gets the first one's result, not a refusal
+    (the caller would take its change for not made, and make it again)."""
+    call, first = REFUSED_AFTER_THE_FIRST[tool]
+    stores = [make_store() for _ in range(6)]
+    for race in range(3):  # on Postgres, most repeats meet the first call mid-transaction; on SQLite, none can
+        agent = f"agent-{race}"
+        stores[0].write_file(agent, "f.md", "old\n")
+        assert together(stores, call, agent) == [first] * len(stores)
+        assert recount.versions(agent, "f.md") == ([] if tool == "delete_file" else [1, 2])
+        recount.check(stores[0], agent)
 
 
 # expected_version: a mismatch is a conflict, whatever the file holds; a request_id makes the resend safe.

@@ -20,13 +20,13 @@ from typing import Any
 import anyio
 import anyio.to_thread
 import httpx2
-from mcp import Client, StdioServerParameters
+from mcp import Client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import Engine, text
 
 from tests.faults.crash_workload import Call, Unacknowledged
-from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
+from tests.mcp.helpers import START_TIMEOUT, killable_stdio
 from tests.servers import spawn
 
 CALL_TIMEOUT = 30.0
@@ -78,11 +78,7 @@ async def session(transport: str, url: str, folder: Path, name: str, env: dict[s
     over HTTP one connection a worker."""
     env = {"SCRATCHPAD_DATABASE_URL": url, "SCRATCHPAD_LOG_LEVEL": "warning", **env}
     if transport == "stdio":
-        pidfile = folder / f"{name}.pid"
-        script = 'echo $$ > "$0"; exec "$1"'  # the shell becomes the server: its pid is the server's
-        params = StdioServerParameters(
-            command="/bin/sh", args=["-c", script, str(pidfile), console_script()], env={**server_env(), **env}
-        )
+        params, pidfile = killable_stdio(env, folder / name)
         with (folder / f"{name}.stderr").open("w") as errlog:
             async with _closing(Client(stdio_client(params, errlog=errlog))) as call:
                 pid = int(pidfile.read_text())

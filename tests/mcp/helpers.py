@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
 # Text that must never reach an agent in an error message.
@@ -88,3 +88,13 @@ def long_text(chars: int = 9000) -> str:
     line = "the quick brown fox jumps over the lazy dog 0123456789\n"
     text = line * (chars // len(line) + 1)
     return text[:chars]
+
+
+def killable_stdio(env: dict[str, str], stem: Path) -> tuple[StdioServerParameters, Path]:
+    """How to start a stdio server (env adds to a clean environment) whose pid it writes to `stem`.pid first."""
+    pidfile = stem.with_suffix(".pid")
+    script = 'echo $$ > "$0"; exec "$1"'  # the shell becomes the server: its pid is the server's
+    params = StdioServerParameters(
+        command="/bin/sh", args=["-c", script, str(pidfile), console_script()], env={**server_env(), **env}
+    )
+    return params, pidfile
