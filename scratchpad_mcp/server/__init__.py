@@ -8,6 +8,7 @@ Nothing here imports a transport, the command line, the web view or the settings
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata
 import inspect
 import typing
@@ -21,7 +22,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS, CallToolResult, InputRequiredResult, ServerCapabilities, ToolAnnotations
 from pydantic import ValidationError
 
 from scratchpad_core.changes import ChangeFeed
@@ -29,6 +31,7 @@ from scratchpad_core.limits import payload_bytes
 from scratchpad_core.service import Scratchpad
 
 from .calls import CallRunner, clipped
+from .prompts import Prompts
 from .resources import FileResources, FileUris
 from .schemas import lean, property_names, unchecked_rows
 from .subscriptions import FileSubscriptions
@@ -77,10 +80,28 @@ def build_server(
     register_tools(mcp, store, agent_id_required=agent_id_required, max_read_bytes=max_read_bytes, actor=runner.actor)
     uris = FileUris(keyed=token_verifier is not None)
     FileResources(store, runner, uris).register(mcp.lowlevel)
+    Prompts(store, runner, agent_id_required=agent_id_required).register(mcp.lowlevel)
     if changes is not None:
         verify = None if token_verifier is None else token_verifier.verify_token
         FileSubscriptions(changes, uris, runner, sessions=sessions, verify=verify).register(mcp.lowlevel)
     return mcp
+
+
+def unchanging_lists(capabilities: Callable[..., ServerCapabilities]) -> Callable[..., ServerCapabilities]:
+    """The server's capabilities, saying that its lists of tools and prompts never change (they do not): the SDK
+    says listChanged true on the 2026-07-28 revision wherever subscriptions/listen is served, false on 2025-11-25."""
+
+    @functools.wraps(capabilities)
+    def fixed(*args: Any, **kwargs: Any) -> ServerCapabilities:
+        found = capabilities(*args, **kwargs)
+        fixed_lists = {
+            name: listed.model_copy(update={"list_changed": False})
+            for name in ("tools", "prompts")
+            if (listed := getattr(found, name)) is not None
+        }
+        return found.model_copy(update=fixed_lists)
+
+    return fixed
 
 
 def package_version() -> str:
@@ -106,6 +127,8 @@ class ScratchpadServer(MCPServer):
 
     def __init__(self, runner: CallRunner, *, bounds: Mapping[str, str] | None = None, **options: Any) -> None:
         super().__init__("scratchpad", **options)
+        lowlevel = self._lowlevel_server
+        lowlevel.get_capabilities = unchanging_lists(lowlevel.get_capabilities)  # type: ignore[method-assign]
         self._runner = runner
         self._bounds = dict(bounds or {})
         self._arguments: dict[str, list[str]] = {}  # each tool's argument names, in order
@@ -179,8 +202,12 @@ class ScratchpadServer(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         valid = self._arguments.get(name)
-        unknown = [key for key in arguments if valid is not None and key not in valid]
-        if valid is not None and unknown:
+        if valid is None:  # a protocol error (-32602), as the specification lists unknown tools, not a tool result
+            message = unknown_tool(name, list(self._arguments))
+            self._runner.rejected(name, arguments.get("agent_id"), "unknown_tool", known_tool=False, reply=message)
+            raise MCPError(code=INVALID_PARAMS, message=message)
+        unknown = [key for key in arguments if key not in valid]
+        if unknown:
             message = unknown_arguments(name, unknown, valid)
             self._runner.rejected(name, arguments.get("agent_id"), "invalid_arguments", known_tool=True, reply=message)
             raise ToolError(message)
@@ -189,16 +216,17 @@ class ScratchpadServer(MCPServer):
         except UnexpectedToolError:
             raise
         except ToolError as error:
-            known = valid is not None
-            if not known:
-                message = f"Unknown tool: {clipped(name)!r}. List the tools to see what this server offers."
-            elif isinstance(error.__cause__, ValidationError):
+            if isinstance(error.__cause__, ValidationError):
                 message = invalid_arguments(name, error.__cause__)
             else:
                 message = str(error)
-            outcome = "invalid_arguments" if known else "unknown_tool"
-            self._runner.rejected(name, arguments.get("agent_id"), outcome, known_tool=known, reply=message)
+            self._runner.rejected(name, arguments.get("agent_id"), "invalid_arguments", known_tool=True, reply=message)
             raise ToolError(message) from None
+
+
+def unknown_tool(name: str, valid: list[str]) -> str:
+    """One line naming the unknown tool and the valid ones."""
+    return f"Unknown tool: {clipped(name)!r}; valid: {', '.join(valid)}. Nothing was run; call one of these."
 
 
 def unknown_arguments(tool: str, unknown: list[str], valid: list[str]) -> str:

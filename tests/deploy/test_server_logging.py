@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import httpx2
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from tests.deploy.conftest import (
     CALL_TIMEOUT,
@@ -210,10 +211,12 @@ async def test_calls_refused_before_their_tool_runs_are_logged_and_counted(audit
     with anyio.fail_after(TEST_TIMEOUT):
         async with connect(server.mcp_url, key.secret) as client:
             invalid = await refused(client, "write_file", {"path": "p.md", "content": 123})
-            unknown = await refused(client, "no_such_tool_" + "z" * 3000, {})
+            with pytest.raises(MCPError) as unknown_tool:
+                await client.call_tool("no_such_tool_" + "z" * 3000, {})
+            unknown = unknown_tool.value.error.message
             mismatched = await refused(client, "get_usage_stats", {"agent_id": long_agent})
     assert invalid.startswith("Invalid arguments for write_file: content: Input should be a valid string")
-    assert unknown.startswith("Unknown tool: 'no_such_tool_zzz") and len(unknown) < 300
+    assert unknown.startswith("Unknown tool: 'no_such_tool_zzz") and len(unknown) < 600
     assert "FAKE LOG LINE" not in mismatched and len(mismatched) < 400
 
     def logged_all(lines: list[dict[str, Any]]) -> bool:

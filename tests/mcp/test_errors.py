@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
+from mcp.types import INVALID_PARAMS
 
 from scratchpad_core.limits import MIB, Limits
 from scratchpad_mcp.server.calls import INTERNAL_ERROR
@@ -190,7 +192,14 @@ async def test_unexpected_exception_gives_a_generic_error(
 
 
 async def test_unknown_tool(client: Client) -> None:
-    assert await refused(client, "rm_rf", A) == "Unknown tool: 'rm_rf'. List the tools to see what this server offers."
+    """An unknown tool is a protocol error (-32602) naming it and the valid tools, not a tool result (issue 25)."""
+    with pytest.raises(MCPError) as caught:
+        await client.call_tool("rm_rf", A)
+    assert caught.value.error.code == INVALID_PARAMS
+    message = caught.value.error.message
+    assert message.startswith("Unknown tool: 'rm_rf'; valid: write_file, read_file, edit_file, ")
+    assert message.endswith("get_usage_stats. Nothing was run; call one of these.")
     assert (await ok(client, "get_usage_stats", A))["agent_id"] == "a"
-    message = await refused(client, "x" * 5000, A)
-    assert len(message) < 300 and "(5,000 characters)" in message
+    with pytest.raises(MCPError) as long_name:
+        await client.call_tool("x" * 5000, A)
+    assert len(long_name.value.error.message) < 600 and "(5,000 characters)" in long_name.value.error.message
