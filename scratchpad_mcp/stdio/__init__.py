@@ -1,7 +1,7 @@
 """Our stdio transport, direct answers to plain tool calls, the warm start: speed only; uses the server and the SDK.
 
 Each exists only for speed and must send exactly the bytes the SDK would; the tests beside them in
-tests/mcp/stdio/ hold each to it (test_transport, test_direct_calls, test_warm_start; over HTTP,
+tests/mcp/stdio/ hold each to it (test_transport_equality, test_direct_calls, test_warm_start; over HTTP,
 tests/deploy/test_http_direct). What each saves, and when the SDK does the work instead:
 
 - transport (with pipes, lines, asked): MCP over stdio on the event loop's own pipes, where the SDK's

@@ -1,5 +1,6 @@
 """A tiny MCP server served by scratchpad_mcp.stdio.transport, whose tool sends the client notifications before it
-answers and prints to stdout (which must not reach the wire). Run: python -m tests.mcp.stdio.transport_server"""
+answers and prints to stdout (which must not reach the wire). Run: python -m tests.mcp.stdio.transport_server [BOUND];
+with `sdk` instead of a bound, the SDK's own stdio transport serves it (the equality test's reference)."""
 
 from __future__ import annotations
 
@@ -28,5 +29,15 @@ async def shout(text: str, ctx: Context) -> str:
     return text.upper()
 
 
+@server.tool()
+async def echo(text: str, ctx: Context) -> dict[str, str]:
+    """Returns text as it came, reporting progress first (no print: the SDK's transport would send it)."""
+    await ctx.report_progress(1, 2, f"echoing {len(text)} characters")
+    return {"text": text, "length": str(len(text))}
+
+
 if __name__ == "__main__":
-    transport.serve(server, int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20)
+    if sys.argv[1:] == ["sdk"]:
+        server.run("stdio")
+    else:
+        transport.serve(server, int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 20)
