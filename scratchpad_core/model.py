@@ -165,3 +165,24 @@ class NotAdvanced:
 
 
 Advance = Advanced | NotAdvanced
+
+
+@dataclass(frozen=True)
+class FileSlots:
+    """A file's index record (scratchpad_core.indexing): its owner id, the version indexed and the slots."""
+
+    owner: int
+    version: int
+    slots: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Posting:
+    """A document holding a term: its row, owner (a file's index record, or minus a log's id), entry id (0 for
+    a file's line), how often the term is in it and how many terms it has."""
+
+    row: int
+    owner: int
+    entry: int
+    tf: int
+    length: int

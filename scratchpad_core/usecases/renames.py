@@ -67,6 +67,7 @@ class Renames(UseCaseBase):
                 record = uow.files.lock(agent_id, listed.path)
                 if record is None or record.current_version == 0:
                     continue  # deleted meanwhile
+                uow.index.drop_file(record.id)
                 removed, size = uow.files.delete(record.id, self._clock(), self.limits.remembered_deletions)
                 files, versions, freed = files + 1, versions + removed, freed + size
             self._count(uow, agent_id, UsageDelta(files=-files, bytes=-freed))
@@ -103,7 +104,15 @@ class Renames(UseCaseBase):
                     "Nothing was changed; delete it first, or choose another path."
                 )
         ids = [(_id(rows[path]), _id(rows[new_path])) for path, new_path in pairs]
+        indexed = [uow.index.file_slots(source) for source, _ in ids]
         numbers = uow.files.move(ids, now, self.limits.remembered_deletions)
+        for (path, _), (source, target), record, number in zip(pairs, ids, indexed, numbers, strict=True):
+            uow.index.drop_file(target)  # a record an earlier release left at the destination
+            current = rows[path]
+            if record is not None and current is not None and record.version == current.current_version:
+                uow.index.move_file(source, target, number)
+            else:
+                uow.index.drop_file(source)  # it lags: the destination is indexed by the next search
         return [RenameResult(p, n, v) for (p, n), v in zip(pairs, numbers, strict=True)]
 
 

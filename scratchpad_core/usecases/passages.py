@@ -1,0 +1,168 @@
+"""Word search over the index: documents found term by term, ranked (scratchpad_core.ranking), made passages.
+
+Frequent words (COMMON_WORDS) are indexed like every word, but a query looks their documents up only where
+they can change its best results: when its other words give fewer passages than asked for, or when a passage
+of frequent words alone could still outrank the last one kept (MaxScore's bound). Elsewhere they count in the
+score of the passages the other words found, read from those passages' own text.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..indexing import line_starts, rows_of
+from ..model import Posting
+from ..ports import SearchIndex
+from ..ranking import OTHER_LINES_WEIGHT, PASSAGE_LINES, Scorer, passage_score, window
+from ..results import SearchMatch, SearchResult
+from ..text import MATCH_CHARS, around
+
+ENTRY_CHARS = 500  # a longer log entry shows this much around its first match (a line: text.MATCH_CHARS)
+REACH = PASSAGE_LINES - 1  # lines read on each side of a matching line to build its passage
+PASSAGE_BOUND = 1 + OTHER_LINES_WEIGHT * (PASSAGE_LINES - 3)  # a passage's score is at most this many lines'
+
+
+@dataclass(frozen=True)
+class Passage:
+    score: float
+    path: str
+    first: int  # a file's first line, or a log entry's id
+    match: SearchMatch
+
+
+def word_search(index: SearchIndex, agent_id: str, terms: list[str], prefix: str, max_results: int) -> SearchResult:
+    stats = index.statistics(agent_id)
+    if not stats.documents:
+        return SearchResult([], 0, False)
+    common = [t for t in terms if t in index.analyzer.common]
+    rare = [t for t in terms if t not in index.analyzer.common]
+    postings = {t: index.postings(agent_id, t) for t in rare}
+    frequencies = {**{t: len(found) for t, found in postings.items()}, **{t: stats.common.get(t, 0) for t in common}}
+    scorer = Scorer.of(terms, frequencies, stats)
+    owners = {owner: path for owner, path in index.owners(agent_id).items() if path.startswith(prefix)}
+    needed = max_results + 1
+    search = _Search(index, scorer, owners)
+    search.add(postings)
+    passages = search.passages(needed)
+    if common and (len(passages) < needed or scorer.bound(common) * PASSAGE_BOUND >= passages[-1].score):
+        search.add({t: index.postings(agent_id, t) for t in common})
+        passages = search.passages(needed)
+    shown = passages[:max_results]
+    return SearchResult([p.match for p in shown], len(shown), len(passages) > max_results)
+
+
+@dataclass
+class _Search:
+    index: SearchIndex
+    scorer: Scorer
+    owners: Mapping[int, str]
+    found: dict[int, tuple[float, int, int]] = field(default_factory=dict)  # row -> (score so far, owner, entry)
+    slots: dict[int, tuple[Sequence[int], list[int]]] = field(default_factory=dict)  # owner -> slots, line starts
+
+    def add(self, postings: Mapping[str, list[Posting]]) -> None:
+        for term, found in postings.items():
+            weight = {term: self.scorer.weights[term]}
+            scorer = Scorer(weight, self.scorer.average)
+            for p in found:
+                if p.owner in self.owners:
+                    before = self.found.get(p.row, (0.0, p.owner, p.entry))[0]
+                    self.found[p.row] = (before + scorer.score({term: p.tf}, p.length), p.owner, p.entry)
+
+    def passages(self, needed: int) -> list[Passage]:
+        """The best `needed` passages (fewer when there are no more), best first."""
+        order = sorted(self.found, key=lambda row: (-self.found[row][0], self.owners[self.found[row][1]], row))
+        target = 3 * needed
+        built: list[Passage] = []
+        taken: dict[int, list[tuple[int, int]]] = {}  # owner -> lines or entries already in a passage
+        at = 0
+        while at < len(order) and len(built) < target:
+            batch = order[at : at + target]
+            at += len(batch)
+            texts = self._read(batch)
+            for row in batch:
+                passage = self._passage(row, texts, taken.setdefault(self.found[row][1], []))
+                if passage is not None:
+                    built.append(passage)
+        built.sort(key=lambda p: (-p.score, p.path, p.first))
+        return built[:needed]
+
+    def _read(self, rows: Sequence[int]) -> dict[tuple[int, int], str]:
+        """(owner, line or entry) -> its text, for the lines around each of these rows and their entries."""
+        wanted: dict[int, set[int]] = {}
+        entries: dict[int, set[int]] = {}
+        for row in rows:
+            _, owner, entry = self.found[row]
+            if owner < 0:
+                entries.setdefault(owner, set()).add(entry)
+                continue
+            slots, starts = self._slots(owner)
+            line = _line_of(slots, starts, row)
+            lines = wanted.setdefault(owner, set())
+            lines.update(range(max(1, line - REACH), min(len(starts) - 1, line + REACH) + 1))
+        ids: list[int] = []
+        where: dict[int, tuple[int, int]] = {}
+        for owner, lines in wanted.items():
+            slots, starts = self._slots(owner)
+            for line in lines:
+                for slot in slots[starts[line - 1] : starts[line]]:
+                    if slot:
+                        ids.append(abs(slot))
+                        where[abs(slot)] = (owner, line)
+        pieces = self.index.texts(ids)
+        texts: dict[tuple[int, int], str] = {}
+        for owner, lines in wanted.items():
+            for line in lines:
+                texts[owner, line] = ""
+        for row_id in ids:  # a long line's pieces, in order
+            texts[where[row_id]] += pieces.get(row_id, "")
+        for owner, numbers in entries.items():
+            for entry, text in self.index.entry_texts(owner, sorted(numbers)).items():
+                texts[owner, entry] = text
+        return texts
+
+    def _slots(self, owner: int) -> tuple[Sequence[int], list[int]]:
+        if owner not in self.slots:
+            slots = self.index.owner_slots(owner)
+            self.slots[owner] = (slots, line_starts(slots))
+        return self.slots[owner]
+
+    def _score(self, text: str) -> float:
+        """A line's (or entry's) score: its best piece's."""
+        return max((self.scorer.score_terms(r.terms) for r in rows_of(self.index.analyzer, text)), default=0.0)
+
+    def _passage(self, row: int, texts: Mapping[tuple[int, int], str], taken: list[tuple[int, int]]) -> Passage | None:
+        _, owner, entry = self.found[row]
+        path = self.owners[owner]
+        analyzer = self.index.analyzer
+        terms = frozenset(self.scorer.weights)
+        if owner < 0:
+            if any(lo <= entry <= hi for lo, hi in taken):
+                return None
+            taken.append((entry, entry))
+            text = texts.get((owner, entry), "")
+            shown = around(text, analyzer.first_match(text, terms), ENTRY_CHARS)
+            return Passage(self._score(text), path, entry, SearchMatch(path=path, entry=entry, text=shown))
+        slots, starts = self._slots(owner)
+        line = _line_of(slots, starts, row)
+        if any(lo <= line <= hi for lo, hi in taken):
+            return None
+        total = len(starts) - 1
+        near = range(max(1, line - REACH), min(total, line + REACH) + 1)
+        scores = {n: s for n in near if (s := self._score(texts.get((owner, n), "")))}
+        lo, hi = window(line, total, scores, taken)
+        taken.append((lo, hi))
+        lines = [texts.get((owner, n), "") for n in range(lo, hi + 1)]
+        shown = "\n".join(around(t, analyzer.first_match(t, terms) if len(t) > MATCH_CHARS else 0) for t in lines)
+        score = passage_score([scores[n] for n in range(lo, hi + 1) if n in scores])
+        return Passage(score, path, lo, SearchMatch(path=path, line=lo, end_line=hi, text=shown))
+
+
+def _line_of(slots: Sequence[int], starts: list[int], row: int) -> int:
+    """The 1-based number of the line whose slots hold this row (a line's first piece, or a further one)."""
+    try:
+        at = slots.index(row)
+    except ValueError:
+        at = slots.index(-row)
+    return bisect.bisect_right(starts, at)
