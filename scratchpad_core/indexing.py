@@ -13,7 +13,7 @@ and end (by comparing slices, not line by line), and only those lines' rows are 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from .words import Analyzer
@@ -168,6 +168,13 @@ def line_numbers(slots: Sequence[int]) -> dict[int, int]:
     return numbers
 
 
+Document = tuple[int, Collection[str]]  # a document's length (its terms, repeats counted) and its terms
+
+
+def document(terms: Sequence[str]) -> Document:
+    return len(terms), terms
+
+
 @dataclass
 class Statistics:
     """An agent's index in numbers, kept with the index: its documents (rows with a term), their terms in all,
@@ -177,20 +184,19 @@ class Statistics:
     length: int = 0
     common: Counter[str] = field(default_factory=Counter)
 
-    def change(self, common: frozenset[str], added: Iterable[Sequence[str]], removed: Iterable[Sequence[str]]) -> None:
+    def change(self, common: frozenset[str], added: Iterable[Document], removed: Iterable[Document]) -> None:
+        """Count documents (length, terms) in or out."""
         for sign, group in ((1, added), (-1, removed)):
-            for terms in group:
-                if not terms:
+            for length, terms in group:
+                if not length:
                     continue
                 self.documents += sign
-                self.length += sign * len(terms)
+                self.length += sign * length
                 for term in common.intersection(terms):
                     self.common[term] += sign
         self.common = +self.common  # no zero counts kept
 
-    def changed(
-        self, common: frozenset[str], added: Iterable[Sequence[str]], removed: Iterable[Sequence[str]]
-    ) -> Statistics:
+    def changed(self, common: frozenset[str], added: Iterable[Document], removed: Iterable[Document]) -> Statistics:
         new = Statistics(self.documents, self.length, Counter(self.common))
         new.change(common, added, removed)
         return new

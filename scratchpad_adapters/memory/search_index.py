@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from scratchpad_core.indexing import IndexRow, Statistics
+from scratchpad_core.indexing import IndexRow, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
 from scratchpad_core.words import Analyzer
 
@@ -39,7 +39,7 @@ class MemorySearchIndex:
             t.rows[t.last_row] = SearchRow(owner, entry, row.text, row.terms)
             index.change(t.last_row, row.terms, 1)
             ids.append(t.last_row)
-        index.stats = index.stats.changed(self._analyzer.common, [r.terms for r in rows], [])
+        index.stats = index.stats.changed(self._analyzer.common, [document(r.terms) for r in rows], [])
         return ids
 
     def _remove(self, t: SearchTables, agent_id: str, ids: Sequence[int]) -> None:
@@ -48,7 +48,7 @@ class MemorySearchIndex:
         for row_id in ids:
             row = t.rows.pop(row_id)
             index.change(row_id, row.terms, -1)
-            removed.append(row.terms)
+            removed.append(document(row.terms))
         index.stats = index.stats.changed(self._analyzer.common, [], removed)
 
     def file_slots(self, file_id: int) -> FileSlots | None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, delete, insert, literal_column, select, union_all, update
 
-from scratchpad_core.indexing import IndexRow, Statistics
+from scratchpad_core.indexing import Document, IndexRow, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
 from scratchpad_core.words import Analyzer
 
@@ -49,7 +49,7 @@ _MOVE_RECORD = (
 _LOG = select(sl.first_entry, sl.last_entry).where(sl.log_id == bindparam("log_id"))
 _LOG_ROWS = select(sr.id).where(sr.owner == bindparam("owner"))
 _LOG_ROWS_BELOW = _LOG_ROWS.where(sr.entry < bindparam("below"))
-_SAVE_LOG = update(search_logs).where(sl.log_id == bindparam("log_id")).values(
+_SAVE_LOG = update(search_logs).where(sl.log_id == bindparam("the_log")).values(
     first_entry=bindparam("first"), last_entry=bindparam("last")
 )
 _DROP_LOG = delete(search_logs).where(sl.log_id == bindparam("log_id"))
@@ -87,7 +87,7 @@ _LAGGING_LOGS = union_all(
 
 
 _IDS = bindparam("ids", expanding=True)
-_DELETE_ROWS = delete(search_rows).where(sr.id.in_(_IDS)).returning(sr.terms)
+_DELETE_ROWS = delete(search_rows).where(sr.id.in_(_IDS)).returning(sr.length, sr.terms)
 _TEXTS = select(sr.id, sr.text).where(sr.id.in_(_IDS))
 _ENTRY_TEXTS = (
     select(sr.entry, sr.text)
@@ -143,7 +143,7 @@ class SqlSearchIndex:
         new = [0 if row is None else -next(ids) if row.continued else next(ids) for row in rows]
         slots = pack([*old[:start], *new, *old[stop:]])
         run(self._c, _SAVE_RECORD, {"owner": owner, "version": version, "slots": slots})
-        self._save(key, stats.changed(self._analyzer.common, [r.terms for r in rows if r is not None], removed))
+        self._save(key, stats.changed(self._analyzer.common, [document(r.terms) for r in rows if r is not None], removed))
 
     def drop_file(self, file_id: int) -> None:
         record = self.file_slots(file_id)
@@ -172,9 +172,9 @@ class SqlSearchIndex:
             run(self._c, insert_ignore(self._c, search_logs, ["log_id"]),
                 {"log_id": log_id, "agent_id": agent_id, "first_entry": entries[0][0], "last_entry": last})  # fmt: skip
         else:
-            run(self._c, _SAVE_LOG, {"log_id": log_id, "first": indexed[0], "last": last})
+            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": indexed[0], "last": last})
         self._insert(key, -log_id, [(entry, row) for entry, rows in entries for row in rows])
-        added = [row.terms for _, rows in entries for row in rows]
+        added = [document(row.terms) for _, rows in entries for row in rows]
         self._save(key, stats.changed(self._analyzer.common, added, []))
 
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
@@ -188,7 +188,7 @@ class SqlSearchIndex:
             run(self._c, _DROP_LOG, {"log_id": log_id})
         else:
             ids = run(self._c, _LOG_ROWS_BELOW, {"owner": -log_id, "below": below}).scalars()
-            run(self._c, _SAVE_LOG, {"log_id": log_id, "first": max(below, indexed[0]), "last": indexed[1]})
+            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": max(below, indexed[0]), "last": indexed[1]})
         removed = self._delete(ids)
         self._save(key, stats.changed(self._analyzer.common, [], removed))
 
@@ -205,13 +205,13 @@ class SqlSearchIndex:
         common = json.dumps(dict(sorted(stats.common.items())), ensure_ascii=False)
         run(self._c, _SAVE_AGENT, {"key": key, "documents": stats.documents, "length": stats.length, "common": common})
 
-    def _delete(self, ids: Sequence[int]) -> list[list[str]]:
-        """Delete these rows; returns each one's terms (for the statistics)."""
-        removed: list[list[str]] = []
+    def _delete(self, ids: Sequence[int]) -> list[Document]:
+        """Delete these rows; returns each one's length and terms (for the statistics)."""
+        removed: list[Document] = []
         for at in range(0, len(ids), BATCH):
             chunk = list(ids[at : at + BATCH])
-            for (terms,) in self._c.execute(_DELETE_ROWS, {"ids": chunk}):
-                removed.append(self._terms.decode(terms))
+            for length, terms in self._c.execute(_DELETE_ROWS, {"ids": chunk}):
+                removed.append((length, set(self._terms.decode(terms))))
         return removed
 
     def _insert(self, key: int, owner: int, rows: Sequence[tuple[int, IndexRow]]) -> list[int]:
@@ -274,3 +274,14 @@ class SqlSearchIndex:
         return out
 
 
+
+
+def drop_agent(connection: Connection, agent_id: str) -> None:
+    """Delete the agent's whole index (an import replacing the agent rebuilds it)."""
+    owners = select(sf.id).where(sf.agent_id == agent_id).union_all(
+        select(-sl.log_id).where(sl.agent_id == agent_id)
+    )
+    connection.execute(delete(search_rows).where(sr.owner.in_(owners)))
+    connection.execute(delete(search_files).where(sf.agent_id == agent_id))
+    connection.execute(delete(search_logs).where(sl.agent_id == agent_id))
+    connection.execute(delete(search_agents).where(sa.agent_id == agent_id))

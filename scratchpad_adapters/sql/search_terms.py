@@ -29,7 +29,7 @@ from .execution import run
 from .tables import search_rows
 
 sr = search_rows.c
-_LEXEME = re.compile(r"'([^']*)'")
+_LEXEME = re.compile(r"'([^']*)'(?::([0-9,]+))?")
 
 
 class SqliteTerms:
@@ -84,7 +84,12 @@ class PostgresTerms:
         return " ".join(f"'{key}_{term}':" + ",".join(map(str, range(1, min(n, MAX_TF) + 1))) for term, n in counts.items())
 
     def decode(self, stored: Any) -> list[str]:
-        return [lexeme.partition("_")[2] for lexeme in _LEXEME.findall(str(stored))]
+        """The terms, each as often as its positions say (at most MAX_TF), in the tsvector's order."""
+        return [
+            lexeme.partition("_")[2]
+            for lexeme, positions in _LEXEME.findall(str(stored))
+            for _ in range(positions.count(",") + 1 if positions else 1)
+        ]
 
     def new_ids(self, connection: Connection, count: int) -> list[int]:
         return [int(i) for i in run(connection, self._NEW_IDS, {"count": count}).scalars()]
@@ -129,4 +134,18 @@ SQLITE_DROP = (
     "DROP TABLE IF EXISTS search_vocab",
     "DROP TABLE IF EXISTS search_fts",
 )
-POSTGRES_SCHEMA = ("CREATE INDEX ix_search_rows_terms ON search_rows USING gin (terms)",)
+ENGINE_TABLES = ("search_fts", "search_vocab")  # SQLite's FTS5 tables (and their shadow tables) start so
+GIN_INDEX = "ix_search_rows_terms"
+
+
+def is_engine_table(name: str | None) -> bool:
+    """A table the database's full-text engine made (FTS5's), which tables.py does not describe."""
+    return name is not None and name.startswith(ENGINE_TABLES)
+
+
+def is_engine_object(name: str | None, kind: str) -> bool:
+    """A table or index of the full-text engine (FTS5's tables, the GIN index), which tables.py does not describe."""
+    return (kind == "table" and is_engine_table(name)) or (kind == "index" and name == GIN_INDEX)
+
+
+POSTGRES_SCHEMA = (f"CREATE INDEX {GIN_INDEX} ON search_rows USING gin (terms)",)
