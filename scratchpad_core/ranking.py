@@ -66,20 +66,26 @@ def passage_score(line_scores: Sequence[float]) -> float:
     return best + OTHER_LINES_WEIGHT * (sum(line_scores) - best)
 
 
-def window(line: int, total: int, matching: Mapping[int, float], taken: Sequence[tuple[int, int]]) -> tuple[int, int]:
+def window(
+    line: int, total: int, words: Mapping[int, frozenset[str]], taken: Sequence[tuple[int, int]]
+) -> tuple[int, int]:
     """The lines of the passage around matching line `line` (1-based) of a file of `total` lines: the adjacent
-    matching lines (nearest first, at most PASSAGE_LINES - 2 in all) and a line of context on each side where
-    there is one, never a line of a passage already `taken` (first, last)."""
+    lines that bring a query word the passage lacks (words: each nearby line's query words; nearest first, at
+    most PASSAGE_LINES - 2 lines in all), and a line of context on each side where there is one; never a line of
+    a passage already `taken` (first, last)."""
 
     def free(n: int) -> bool:
         return 1 <= n <= total and not any(lo <= n <= hi for lo, hi in taken)
 
     lo = hi = line
+    held = set(words.get(line, ()))
     while hi - lo + 1 < PASSAGE_LINES - 2:
-        if (hi + 1) in matching and free(hi + 1):
+        if free(hi + 1) and not words.get(hi + 1, frozenset()) <= held:
             hi += 1
-        elif (lo - 1) in matching and free(lo - 1):
+            held |= words[hi]
+        elif free(lo - 1) and not words.get(lo - 1, frozenset()) <= held:
             lo -= 1
+            held |= words[lo]
         else:
             break
     if free(lo - 1):  # a line of context on each side

@@ -23,6 +23,7 @@ MAX_TERM_CHARS = 64  # a longer word is indexed by its first 64 characters (Post
 _UNSPACED = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
 _TOKENS = re.compile(rf"[{_UNSPACED}]+|[^\W{_UNSPACED}]+")
 _UNSPACED_RUN = re.compile(rf"[{_UNSPACED}]+")
+_WORDS = re.compile(r"\w+")
 
 # Frequent English words (as written; stemmed by the analyzer). They are indexed like every word; a query
 # evaluates them only where they can change its best results (scratchpad_core.ranking).
@@ -99,7 +100,13 @@ class Analyzer:
         """The text's terms, in order (repeats kept)."""
         if not text:
             return []
-        pieces = list(_split(fold(text)))
+        folded = fold(text)
+        if folded.isascii():  # the common case, at C speed: no script without spaces, every word stemmed
+            words = _WORDS.findall(folded)
+            if words and max(map(len, words)) > MAX_TERM_CHARS:
+                words = [word[:MAX_TERM_CHARS] for word in words]
+            return self.stemmer.stem_words(words) if words else []
+        pieces = list(_split(folded))
         if not pieces:
             return []
         stems = self.stemmer.stem_words([word for word, stemmable in pieces if stemmable])

@@ -1,9 +1,8 @@
 """Word search over the index: documents found term by term, ranked (scratchpad_core.ranking), made passages.
 
-Frequent words (COMMON_WORDS) are indexed like every word, but a query looks their documents up only where
-they can change its best results: when its other words give fewer passages than asked for, or when a passage
-of frequent words alone could still outrank the last one kept (MaxScore's bound). Elsewhere they count in the
-score of the passages the other words found, read from those passages' own text.
+Frequent words (COMMON_WORDS) are indexed like every word, but a query looks their documents up only when its
+other words give fewer passages than asked for (so "the" never reads a third of a store); otherwise they count
+in the score of the passages the other words found, read from those passages' own text.
 """
 
 from __future__ import annotations
@@ -15,13 +14,12 @@ from dataclasses import dataclass, field
 from ..indexing import line_starts, rows_of
 from ..model import Posting
 from ..ports import SearchIndex
-from ..ranking import OTHER_LINES_WEIGHT, PASSAGE_LINES, Scorer, passage_score, window
+from ..ranking import PASSAGE_LINES, Scorer, passage_score, window
 from ..results import SearchMatch, SearchResult
 from ..text import MATCH_CHARS, around
 
 ENTRY_CHARS = 500  # a longer log entry shows this much around its first match (a line: text.MATCH_CHARS)
-REACH = PASSAGE_LINES - 1  # lines read on each side of a matching line to build its passage
-PASSAGE_BOUND = 1 + OTHER_LINES_WEIGHT * (PASSAGE_LINES - 3)  # a passage's score is at most this many lines'
+REACH = PASSAGE_LINES - 2  # lines read on each side of a matching line to build its passage
 
 
 @dataclass(frozen=True)
@@ -46,7 +44,7 @@ def word_search(index: SearchIndex, agent_id: str, terms: list[str], prefix: str
     search = _Search(index, scorer, owners)
     search.add(postings)
     passages = search.passages(needed)
-    if common and (len(passages) < needed or scorer.bound(common) * PASSAGE_BOUND >= passages[-1].score):
+    if common and len(passages) < needed:  # only then are the frequent words' own documents read
         search.add({t: index.postings(agent_id, t) for t in common})
         passages = search.passages(needed)
     shown = passages[:max_results]
@@ -60,6 +58,7 @@ class _Search:
     owners: Mapping[int, str]
     found: dict[int, tuple[float, int, int]] = field(default_factory=dict)  # row -> (score so far, owner, entry)
     slots: dict[int, tuple[Sequence[int], list[int]]] = field(default_factory=dict)  # owner -> slots, line starts
+    lines: dict[tuple[int, int], tuple[float, frozenset[str]]] = field(default_factory=dict)  # scores, query words
 
     def add(self, postings: Mapping[str, list[Posting]]) -> None:
         for term, found in postings.items():
@@ -73,18 +72,20 @@ class _Search:
     def passages(self, needed: int) -> list[Passage]:
         """The best `needed` passages (fewer when there are no more), best first."""
         order = sorted(self.found, key=lambda row: (-self.found[row][0], self.owners[self.found[row][1]], row))
-        target = 3 * needed
+        target = 2 * needed  # built in the order of their documents' scores, then sorted by their own
         built: list[Passage] = []
         taken: dict[int, list[tuple[int, int]]] = {}  # owner -> lines or entries already in a passage
         at = 0
         while at < len(order) and len(built) < target:
             batch = order[at : at + target]
-            at += len(batch)
             texts = self._read(batch)
             for row in batch:
+                at += 1
                 passage = self._passage(row, texts, taken.setdefault(self.found[row][1], []))
                 if passage is not None:
                     built.append(passage)
+                    if len(built) == target:
+                        break
         built.sort(key=lambda p: (-p.score, p.path, p.first))
         return built[:needed]
 
@@ -128,9 +129,15 @@ class _Search:
             self.slots[owner] = (slots, line_starts(slots))
         return self.slots[owner]
 
-    def _score(self, text: str) -> float:
-        """A line's (or entry's) score: its best piece's."""
-        return max((self.scorer.score_terms(r.terms) for r in rows_of(self.index.analyzer, text)), default=0.0)
+    def _line(self, owner: int, number: int, text: str) -> tuple[float, frozenset[str]]:
+        """A line's (or entry's) score (its best piece's) and the query words it holds."""
+        key = (owner, number)
+        if key not in self.lines:
+            rows = rows_of(self.index.analyzer, text)
+            score = max((self.scorer.score_terms(r.terms) for r in rows), default=0.0)
+            words = frozenset(self.scorer.weights).intersection(t for r in rows for t in r.terms)
+            self.lines[key] = (score, words)
+        return self.lines[key]
 
     def _passage(self, row: int, texts: Mapping[tuple[int, int], str], taken: list[tuple[int, int]]) -> Passage | None:
         _, owner, entry = self.found[row]
@@ -142,20 +149,21 @@ class _Search:
                 return None
             taken.append((entry, entry))
             text = texts.get((owner, entry), "")
-            shown = around(text, analyzer.first_match(text, terms), ENTRY_CHARS)
-            return Passage(self._score(text), path, entry, SearchMatch(path=path, entry=entry, text=shown))
+            shown = around(text, analyzer.first_match(text, terms) if len(text) > ENTRY_CHARS else 0, ENTRY_CHARS)
+            score = self._line(owner, entry, text)[0]
+            return Passage(score, path, entry, SearchMatch(path=path, entry=entry, text=shown))
         slots, starts = self._slots(owner)
         line = _line_of(slots, starts, row)
         if any(lo <= line <= hi for lo, hi in taken):
             return None
         total = len(starts) - 1
-        near = range(max(1, line - REACH), min(total, line + REACH) + 1)
-        scores = {n: s for n in near if (s := self._score(texts.get((owner, n), "")))}
-        lo, hi = window(line, total, scores, taken)
+        near = {n: self._line(owner, n, texts.get((owner, n), "")) for n in range(max(1, line - REACH),
+                                                                                    min(total, line + REACH) + 1)}
+        lo, hi = window(line, total, {n: words for n, (_, words) in near.items()}, taken)
         taken.append((lo, hi))
         lines = [texts.get((owner, n), "") for n in range(lo, hi + 1)]
         shown = "\n".join(around(t, analyzer.first_match(t, terms) if len(t) > MATCH_CHARS else 0) for t in lines)
-        score = passage_score([scores[n] for n in range(lo, hi + 1) if n in scores])
+        score = passage_score([near[n][0] for n in range(lo, hi + 1) if near[n][0]])
         return Passage(score, path, lo, SearchMatch(path=path, line=lo, end_line=hi, text=shown))
 
 
