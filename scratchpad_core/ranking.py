@@ -23,6 +23,7 @@ K1 = 1.2
 B = 0.75
 PASSAGE_LINES = 5
 OTHER_LINES_WEIGHT = 0.5
+JOIN_SHARE = 0.5  # a neighbour joins a passage when it scores at least this share of the passage's best line
 
 
 def idf(documents: int, frequency: int) -> float:
@@ -67,25 +68,31 @@ def passage_score(line_scores: Sequence[float]) -> float:
 
 
 def window(
-    line: int, total: int, words: Mapping[int, frozenset[str]], taken: Sequence[tuple[int, int]]
+    line: int, total: int, near: Mapping[int, tuple[float, frozenset[str]]], taken: Sequence[tuple[int, int]]
 ) -> tuple[int, int]:
     """The lines of the passage around matching line `line` (1-based) of a file of `total` lines: the adjacent
-    lines that bring a query word the passage lacks (words: each nearby line's query words; nearest first, at
-    most PASSAGE_LINES - 2 lines in all), and a line of context on each side where there is one; never a line of
-    a passage already `taken` (first, last)."""
+    lines that bring a query word the passage lacks and score at least JOIN_SHARE of `line` (near: each nearby
+    line's score and query words; nearest first, at most PASSAGE_LINES - 2 lines in all), and a line of context
+    on each side where there is one; never a line of a passage already `taken` (first, last)."""
 
     def free(n: int) -> bool:
         return 1 <= n <= total and not any(lo <= n <= hi for lo, hi in taken)
 
+    least = JOIN_SHARE * near[line][0]
+    held = set(near[line][1])
+
+    def joins(n: int) -> bool:
+        score, words = near.get(n, (0.0, frozenset()))
+        return free(n) and score >= least and not words <= held
+
     lo = hi = line
-    held = set(words.get(line, ()))
     while hi - lo + 1 < PASSAGE_LINES - 2:
-        if free(hi + 1) and not words.get(hi + 1, frozenset()) <= held:
+        if joins(hi + 1):
             hi += 1
-            held |= words[hi]
-        elif free(lo - 1) and not words.get(lo - 1, frozenset()) <= held:
+            held |= near[hi][1]
+        elif joins(lo - 1):
             lo -= 1
-            held |= words[lo]
+            held |= near[lo][1]
         else:
             break
     if free(lo - 1):  # a line of context on each side

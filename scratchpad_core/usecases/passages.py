@@ -159,7 +159,7 @@ class _Search:
         total = len(starts) - 1
         near = {n: self._line(owner, n, texts.get((owner, n), "")) for n in range(max(1, line - REACH),
                                                                                     min(total, line + REACH) + 1)}
-        lo, hi = window(line, total, {n: words for n, (_, words) in near.items()}, taken)
+        lo, hi = window(line, total, near, taken)
         taken.append((lo, hi))
         lines = [texts.get((owner, n), "") for n in range(lo, hi + 1)]
         shown = "\n".join(around(t, analyzer.first_match(t, terms) if len(t) > MATCH_CHARS else 0) for t in lines)
