@@ -155,7 +155,10 @@ def today(store: Scratchpad, conversations: list[Conversation]) -> tuple[Tally, 
         frequency = Counter(w for _, _, _, line in conversation.lines for w in set(re.findall(r"\w+", line.lower())))
         for question, evidence in conversation.questions:
             words = [w for w in re.findall(r"\w+", question.lower()) if w not in common and len(w) > 2]
-            for tally, query in ((literal, question), (rarest, min(words, key=lambda w: frequency[w]) if words else "")):
+            for tally, query in (
+                (literal, question),
+                (rarest, min(words, key=lambda w: frequency[w]) if words else ""),
+            ):
                 tally.questions += 1
                 if not query:
                     continue

@@ -63,8 +63,7 @@ def rows_of(analyzer: Analyzer, text: str) -> list[IndexRow]:
     if not text:
         return []
     return [
-        IndexRow(piece, tuple(analyzer.terms(piece)), continued=number > 0)
-        for number, piece in enumerate(pieces(text))
+        IndexRow(piece, tuple(analyzer.terms(piece)), continued=number > 0) for number, piece in enumerate(pieces(text))
     ]
 
 

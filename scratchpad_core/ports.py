@@ -15,8 +15,8 @@ from .limits import Limits
 from .model import (
     Advance,
     FileInfo,
-    FileSlots,
     FileRecord,
+    FileSlots,
     LogEntry,
     LogRecord,
     Posting,

@@ -26,14 +26,14 @@ _UNSPACED_RUN = re.compile(rf"[{_UNSPACED}]+")
 _WORDS = re.compile(r"\w+")
 
 # Frequent English words (as written; stemmed by the analyzer). They are indexed like every word; a query
-# evaluates them only where they can change its best results (scratchpad_core.ranking).
+# reads their documents only when its other words find too few (scratchpad_core.usecases.passages).
 COMMON_WORDS = tuple(
     """a about above after again against all am an and any are as at be because been before being below between
-    both but by can could did do does doing down during each few for from further had has have having he her here
-    hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of
-    off on once only or other our ours ourselves out over own same she should so some such than that the their
-    theirs them themselves then there these they this those through to too under until up very was we were what
-    when where which while who whom why will with would you your yours yourself yourselves""".split()
+    both but by can could did do does doing down during each few for from further had has have having he her
+    here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not
+    now of off on once only or other our ours ourselves out over own same she should so some such than that the
+    their theirs them themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves""".split()  # noqa: SIM905
 )
 
 

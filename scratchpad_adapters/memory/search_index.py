@@ -68,7 +68,7 @@ class MemorySearchIndex:
         t = self._write()
         if record is None:
             t.last_owner += 1
-            owner, old = t.last_owner, ()
+            owner, old = t.last_owner, tuple[int, ...]()
             t.owners[owner] = file_id
         else:
             owner, old = record.owner, record.slots

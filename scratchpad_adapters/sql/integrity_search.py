@@ -130,9 +130,9 @@ def _logs(connection: Connection, agent: str | None, recount: dict[str, Statisti
         if (log.first_entry, log.last_entry) != (first, log.last_entry_id):
             if log.first_entry is not None:
                 _count(recount, log.agent_id, _rows(connection, -log.id))
-            yield Violation("search-lag", log.agent_id, log.path,
-                            f"the index holds entries {log.first_entry}..{log.last_entry}, the log's live entries are "
-                            f"{first}..{log.last_entry_id} (an earlier release? the next search catches up)")  # fmt: skip
+            held = f"entries {log.first_entry}..{log.last_entry}" if log.first_entry is not None else "nothing"
+            detail = f"the index holds {held}, the log's live entries are {first}..{log.last_entry_id}"
+            yield Violation("search-lag", log.agent_id, log.path, f"{detail} (an earlier release? a search catches up)")
             continue
         stored = _rows(connection, -log.id)
         _count(recount, log.agent_id, stored)
@@ -145,7 +145,8 @@ def _logs(connection: Connection, agent: str | None, recount: dict[str, Statisti
             want = rows_of(analyzer, text)
             held = by_entry.pop(entry_id, [])
             if len(held) != len(want) or any(
-                t != r.text or not _same(terms, length, r.terms) for (t, terms, length), r in zip(held, want)
+                t != r.text or not _same(terms, length, r.terms)
+                for (t, terms, length), r in zip(held, want, strict=True)
             ):
                 yield Violation("search-entry", log.agent_id, log.path,
                                 f"entry {entry_id}: the index holds other text or terms than the entry")  # fmt: skip
@@ -186,7 +187,9 @@ def _orphans(connection: Connection, agent: str | None) -> Iterator[Violation]:
 def _statistics(connection: Connection, agent: str | None, recount: dict[str, Statistics]) -> Iterator[Violation]:
     """Each agent's statistics are a recount of the rows of its (checked) files and logs."""
     query = select(sa.agent_id, sa.documents, sa.length, sa.common).where(scoped(sa.agent_id, agent))
-    stored = {r.agent_id: Statistics(r.documents, r.length, Counter(json.loads(r.common))) for r in connection.execute(query)}
+    stored = {
+        r.agent_id: Statistics(r.documents, r.length, Counter(json.loads(r.common))) for r in connection.execute(query)
+    }
     for agent_id in sorted(set(stored) | set(recount)):
         have, want = stored.get(agent_id, Statistics()), recount.get(agent_id, Statistics())
         if (have.documents, have.length, +have.common) != (want.documents, want.length, +want.common):

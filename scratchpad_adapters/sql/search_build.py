@@ -23,7 +23,8 @@ f, v, g = files.c, file_versions.c, logs.c
 
 
 def _stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
 
 
 def build(connection: Connection, agents: Iterable[str] | None = None, say: Callable[[str], None] = _stderr) -> int:

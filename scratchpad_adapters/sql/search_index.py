@@ -10,7 +10,7 @@ from array import array
 from collections import Counter
 from collections.abc import Sequence
 
-from sqlalchemy import Connection, bindparam, delete, insert, literal_column, select, union_all, update
+from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, literal_column, select, union_all, update
 
 from scratchpad_core.indexing import Document, IndexRow, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
@@ -49,14 +49,16 @@ _MOVE_RECORD = (
 _LOG = select(sl.first_entry, sl.last_entry).where(sl.log_id == bindparam("log_id"))
 _LOG_ROWS = select(sr.id).where(sr.owner == bindparam("owner"))
 _LOG_ROWS_BELOW = _LOG_ROWS.where(sr.entry < bindparam("below"))
-_SAVE_LOG = update(search_logs).where(sl.log_id == bindparam("the_log")).values(
-    first_entry=bindparam("first"), last_entry=bindparam("last")
+_SAVE_LOG = (
+    update(search_logs)
+    .where(sl.log_id == bindparam("the_log"))
+    .values(first_entry=bindparam("first"), last_entry=bindparam("last"))
 )
 _DROP_LOG = delete(search_logs).where(sl.log_id == bindparam("log_id"))
 _OWNERS = union_all(
-    select(sf.id, f.path).select_from(search_files.join(files, f.id == sf.file_id)).where(
-        sf.agent_id == bindparam("agent_id")
-    ),
+    select(sf.id, f.path)
+    .select_from(search_files.join(files, f.id == sf.file_id))
+    .where(sf.agent_id == bindparam("agent_id")),
     select(-g.id, g.path).where(g.agent_id == bindparam("agent_id"), g.entries > 0),
 )
 _LAGGING_FILES = union_all(
@@ -86,7 +88,7 @@ _LAGGING_LOGS = union_all(
 )  # fmt: skip
 
 
-_IDS = bindparam("ids", expanding=True)
+_IDS: BindParameter[int] = bindparam("ids", expanding=True)
 _DELETE_ROWS = delete(search_rows).where(sr.id.in_(_IDS)).returning(sr.length, sr.terms)
 _TEXTS = select(sr.id, sr.text).where(sr.id.in_(_IDS))
 _ENTRY_TEXTS = (
@@ -135,7 +137,7 @@ class SqlSearchIndex:
         key, stats = self._agent(agent_id)
         if record is None:
             values = {"file_id": file_id, "agent_id": agent_id, "version": version, "slots": b""}
-            owner, old = run(self._c, _NEW_RECORD, values).scalar(), ()
+            owner, old = run(self._c, _NEW_RECORD, values).scalar(), tuple[int, ...]()
         else:
             owner, old = record.owner, record.slots
         removed = self._delete([abs(slot) for slot in old[start:stop] if slot])
@@ -143,7 +145,9 @@ class SqlSearchIndex:
         new = [0 if row is None else -next(ids) if row.continued else next(ids) for row in rows]
         slots = pack([*old[:start], *new, *old[stop:]])
         run(self._c, _SAVE_RECORD, {"owner": owner, "version": version, "slots": slots})
-        self._save(key, stats.changed(self._analyzer.common, [document(r.terms) for r in rows if r is not None], removed))
+        self._save(
+            key, stats.changed(self._analyzer.common, [document(r.terms) for r in rows if r is not None], removed)
+        )
 
     def drop_file(self, file_id: int) -> None:
         record = self.file_slots(file_id)
@@ -264,7 +268,9 @@ class SqlSearchIndex:
     def texts(self, row_ids: Sequence[int]) -> dict[int, str]:
         out: dict[int, str] = {}
         for at in range(0, len(row_ids), BATCH):
-            out.update((row_id, text) for row_id, text in self._c.execute(_TEXTS, {"ids": list(row_ids[at : at + BATCH])}))
+            out.update(
+                (row_id, text) for row_id, text in self._c.execute(_TEXTS, {"ids": list(row_ids[at : at + BATCH])})
+            )
         return out
 
     def entry_texts(self, owner: int, entries: Sequence[int]) -> dict[int, str]:
@@ -274,13 +280,9 @@ class SqlSearchIndex:
         return out
 
 
-
-
 def drop_agent(connection: Connection, agent_id: str) -> None:
     """Delete the agent's whole index (an import replacing the agent rebuilds it)."""
-    owners = select(sf.id).where(sf.agent_id == agent_id).union_all(
-        select(-sl.log_id).where(sl.agent_id == agent_id)
-    )
+    owners = select(sf.id).where(sf.agent_id == agent_id).union_all(select(-sl.log_id).where(sl.agent_id == agent_id))
     connection.execute(delete(search_rows).where(sr.owner.in_(owners)))
     connection.execute(delete(search_files).where(sf.agent_id == agent_id))
     connection.execute(delete(search_logs).where(sl.agent_id == agent_id))

@@ -81,7 +81,9 @@ class PostgresTerms:
 
     def encode(self, key: int, terms: Sequence[str]) -> str:
         counts = Counter(terms)
-        return " ".join(f"'{key}_{term}':" + ",".join(map(str, range(1, min(n, MAX_TF) + 1))) for term, n in counts.items())
+        return " ".join(
+            f"'{key}_{term}':" + ",".join(map(str, range(1, min(n, MAX_TF) + 1))) for term, n in counts.items()
+        )
 
     def decode(self, stored: Any) -> list[str]:
         """The terms, each as often as its positions say (at most MAX_TF), in the tsvector's order."""

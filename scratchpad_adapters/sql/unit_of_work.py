@@ -10,7 +10,6 @@ from sqlalchemy import Connection, Engine, RootTransaction, exc
 from scratchpad_core.words import Analyzer
 
 from ..stemming import default_analyzer
-
 from .engine import snapshot
 from .errors import classify
 from .file_repository import SqlFileRepository

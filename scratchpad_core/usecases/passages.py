@@ -157,8 +157,10 @@ class _Search:
         if any(lo <= line <= hi for lo, hi in taken):
             return None
         total = len(starts) - 1
-        near = {n: self._line(owner, n, texts.get((owner, n), "")) for n in range(max(1, line - REACH),
-                                                                                    min(total, line + REACH) + 1)}
+        near = {
+            n: self._line(owner, n, texts.get((owner, n), ""))
+            for n in range(max(1, line - REACH), min(total, line + REACH) + 1)
+        }
         lo, hi = window(line, total, near, taken)
         taken.append((lo, hi))
         lines = [texts.get((owner, n), "") for n in range(lo, hi + 1)]

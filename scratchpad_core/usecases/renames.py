@@ -106,13 +106,13 @@ class Renames(UseCaseBase):
         ids = [(_id(rows[path]), _id(rows[new_path])) for path, new_path in pairs]
         indexed = [uow.index.file_slots(source) for source, _ in ids]
         numbers = uow.files.move(ids, now, self.limits.remembered_deletions)
-        for (path, _), (source, target), record, number in zip(pairs, ids, indexed, numbers, strict=True):
-            uow.index.drop_file(target)  # a record an earlier release left at the destination
-            current = rows[path]
-            if record is not None and current is not None and record.version == current.current_version:
-                uow.index.move_file(source, target, number)
+        for (path, _), (from_id, to_id), record, number in zip(pairs, ids, indexed, numbers, strict=True):
+            uow.index.drop_file(to_id)  # a record an earlier release left at the destination
+            moved = rows[path]
+            if record is not None and moved is not None and record.version == moved.current_version:
+                uow.index.move_file(from_id, to_id, number)
             else:
-                uow.index.drop_file(source)  # it lags: the destination is indexed by the next search
+                uow.index.drop_file(from_id)  # it lags: the destination is indexed by the next search
         return [RenameResult(p, n, v) for (p, n), v in zip(pairs, numbers, strict=True)]
 
 

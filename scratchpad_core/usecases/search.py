@@ -3,10 +3,11 @@ default); or, with exact=True (or regex=True), lines of the current files matchi
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from ..bounds import DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StorageError
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import Matcher, UnitOfWork
@@ -60,8 +61,9 @@ class Search(UseCaseBase):
         first = True
         result = self._transact(work, read_only=True)
         if result is None:
-            self._transact(lambda uow: catch_up(uow, agent_id))
             first = False  # if another old-release write landed meanwhile, search what is indexed
+            with contextlib.suppress(StorageError):  # a store that may not write (a viewer's) searches what is indexed
+                self._transact(lambda uow: catch_up(uow, agent_id))
             result = self._transact(work, read_only=True)
         assert result is not None
         return result

@@ -184,7 +184,14 @@ class FileWrites(UseCaseBase):
             check_content_size(edit.content, self.limits)
             saved = max(0, utf8_len(edit.content) - request_bytes)
             head = self._commit(
-                uow, agent_id, path, edit.content, version, call.actor, saved=saved, create=version == 0,
+                uow,
+                agent_id,
+                path,
+                edit.content,
+                version,
+                call.actor,
+                saved=saved,
+                create=version == 0,
                 previous=content,
             )
             return call.result(path, head.version, head.bytes, edit)

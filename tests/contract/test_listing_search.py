@@ -133,7 +133,7 @@ def corpus(store: Scratchpad) -> Scratchpad:
     return store
 
 
-def found(result: SearchResult) -> list[tuple[str, int, str]]:
+def found(result: SearchResult) -> list[tuple[str, int | None, str]]:
     return [(m.path, m.line, m.text) for m in result.matches]
 
 

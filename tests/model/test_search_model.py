@@ -16,7 +16,7 @@ import dataclasses
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -41,7 +41,7 @@ EXAMPLES = settings(max_examples=60, stateful_step_count=30, deadline=None, dera
 WORDS = ["deploy", "deployed", "Deployment", "café", "CAFE", "北京大学", "Αθήνα", "the", "a", "plan", "plans", "x",
          "—", "(", "NOT", "42"]  # fmt: skip
 LINE = st.lists(st.sampled_from(WORDS), max_size=5).map(" ".join)
-CONTENT = st.lists(LINE, max_size=6).map(lambda lines: "\n".join(lines)) | st.lists(LINE, max_size=6).map(
+CONTENT = st.lists(LINE, max_size=6).map("\n".join) | st.lists(LINE, max_size=6).map(
     lambda lines: "".join(f"{line}\n" for line in lines)
 )
 AGENTS = st.sampled_from(["ann", "bob"])
@@ -89,7 +89,7 @@ def check_reply(result: SearchResult, lines: set[tuple[str, int]], texts: dict[A
 
 
 class SearchMachine(RuleBasedStateMachine):
-    urls: list[str] = []
+    urls: ClassVar[list[str]] = []
 
     def __init__(self) -> None:
         super().__init__()
@@ -98,7 +98,7 @@ class SearchMachine(RuleBasedStateMachine):
 
     def _all(self, method: str, agent: str, *args: Any, **kwargs: Any) -> Any:
         """The call on every store: the same reply, or the same refusal."""
-        outcomes = []
+        outcomes: list[Any] = []
         for store in self.stores:
             try:
                 outcomes.append(dataclasses.asdict(getattr(store, method)(self.prefix + agent, *args, **kwargs)))
