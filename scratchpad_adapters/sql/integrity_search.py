@@ -130,8 +130,8 @@ def _logs(connection: Connection, agent: str | None, recount: dict[str, Statisti
         if (log.first_entry, log.last_entry) != (first, log.last_entry_id):
             if log.first_entry is not None:
                 _count(recount, log.agent_id, _rows(connection, -log.id))
-            held = f"entries {log.first_entry}..{log.last_entry}" if log.first_entry is not None else "nothing"
-            detail = f"the index holds {held}, the log's live entries are {first}..{log.last_entry_id}"
+            indexed = f"entries {log.first_entry}..{log.last_entry}" if log.first_entry is not None else "nothing"
+            detail = f"the index holds {indexed}, the log's live entries are {first}..{log.last_entry_id}"
             yield Violation("search-lag", log.agent_id, log.path, f"{detail} (an earlier release? a search catches up)")
             continue
         stored = _rows(connection, -log.id)
