@@ -111,6 +111,31 @@ class StatementCache:
         finally:
             cursor.close()
 
+    def run_many(self, connection: Connection, statement: Executable, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Execute a statement built once for each of these parameter sets (the same keys), in one executemany."""
+        if not rows:
+            return
+        dialect = connection.dialect
+        key = (id(statement), dialect.name, tuple(sorted(rows[0])))
+        prepared = self._compiled.get(key) or self._compile(key, connection, statement, rows[0])
+        _, sql, order, compiled = prepared
+        values = [compiled.construct_params(row) for row in rows]
+        args: Any = [[each[name] for name in order] for each in values] if order is not None else values
+        raw = connection.connection.dbapi_connection
+        assert raw is not None, "the unit of work holds a live connection"
+        cursor = raw.cursor()
+        try:
+            cursor.executemany(sql, args)
+        except dialect.loaded_dbapi.Error as error:
+            gone = dialect.is_disconnect(error, raw, cursor)
+            if gone:
+                connection.invalidate()
+            raise exc.DBAPIError.instance(
+                sql, args, error, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect
+            ) from error
+        finally:
+            cursor.close()
+
     def _compile(
         self, key: _Key, connection: Connection, statement: Executable, params: Mapping[str, Any]
     ) -> _Prepared:
@@ -128,3 +153,4 @@ class StatementCache:
 
 STATEMENTS = StatementCache()
 run = STATEMENTS.run
+run_many = STATEMENTS.run_many

@@ -9,6 +9,7 @@ import json
 from array import array
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, literal_column, select, union_all, update
 
@@ -17,13 +18,14 @@ from scratchpad_core.model import FileSlots, Posting
 from scratchpad_core.words import Analyzer
 
 from . import search_terms
-from .execution import run
+from .execution import run, run_many
 from .tables import files, logs, search_agents, search_files, search_logs, search_rows
 from .upserts import insert_ignore
 
 sa, sf, sl, sr, f, g = search_agents.c, search_files.c, search_logs.c, search_rows.c, files.c, logs.c
 
 BATCH = 500  # ids in one IN list
+FEW = 32  # rows deleted one statement each (more: IN lists)
 
 _AGENT = select(sa.id, sa.documents, sa.length, sa.common).where(sa.agent_id == bindparam("agent_id"))
 _LOCK_AGENT = _AGENT.with_for_update()
@@ -90,6 +92,7 @@ _LAGGING_LOGS = union_all(
 
 _IDS: BindParameter[int] = bindparam("ids", expanding=True)
 _DELETE_ROWS = delete(search_rows).where(sr.id.in_(_IDS)).returning(sr.length, sr.terms)
+_DELETE_ROW = delete(search_rows).where(sr.id == bindparam("row_id")).returning(sr.length, sr.terms)
 _TEXTS = select(sr.id, sr.text).where(sr.id.in_(_IDS))
 _ENTRY_TEXTS = (
     select(sr.entry, sr.text)
@@ -211,12 +214,14 @@ class SqlSearchIndex:
 
     def _delete(self, ids: Sequence[int]) -> list[Document]:
         """Delete these rows; returns each one's length and terms (for the statistics)."""
-        removed: list[Document] = []
-        for at in range(0, len(ids), BATCH):
-            chunk = list(ids[at : at + BATCH])
-            for length, terms in self._c.execute(_DELETE_ROWS, {"ids": chunk}):
-                removed.append((length, set(self._terms.decode(terms))))
-        return removed
+        found: list[tuple[int, Any]] = []
+        if len(ids) <= FEW:  # an edit's few rows: a prepared statement each, no statement built per call
+            for row_id in ids:
+                found.extend(run(self._c, _DELETE_ROW, {"row_id": row_id}).values)
+        else:
+            for at in range(0, len(ids), BATCH):
+                found.extend(self._c.execute(_DELETE_ROWS, {"ids": list(ids[at : at + BATCH])}).tuples())
+        return [(length, set(self._terms.decode(terms))) for length, terms in found]
 
     def _insert(self, key: int, owner: int, rows: Sequence[tuple[int, IndexRow]]) -> list[int]:
         """Insert rows (entry id, row) for an owner; returns their ids, in order."""
@@ -228,7 +233,7 @@ class SqlSearchIndex:
              "terms": self._terms.encode(key, row.terms), "length": len(row.terms)}
             for row_id, (entry, row) in zip(ids, rows, strict=True)
         ]  # fmt: skip
-        self._c.execute(self._terms.insert_rows, values)
+        run_many(self._c, self._terms.insert_rows, values)
         return ids
 
     # --- reading ----------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Insert, bindparam, cast, insert, select, text
+from sqlalchemy import Connection, Insert, bindparam, cast, func, insert, select, text
 from sqlalchemy.dialects.postgresql import TSQUERY, TSVECTOR
 
 from scratchpad_core.indexing import MAX_TF
@@ -34,7 +34,7 @@ _LEXEME = re.compile(r"'([^']*)'(?::([0-9,]+))?")
 
 class SqliteTerms:
     insert_rows: Insert = insert(search_rows)
-    _MAX_ID = select(text("coalesce(max(id), 0)")).select_from(search_rows)
+    _MAX_ID = select(func.max(sr.id))  # a bare max(id): SQLite reads it from the primary key's end
     _POSTINGS = text(
         "SELECT v.doc, r.owner, r.entry, count(*), r.length FROM search_vocab AS v "
         "JOIN search_rows AS r ON r.id = v.doc WHERE v.term = :term GROUP BY v.doc"
@@ -53,7 +53,7 @@ class SqliteTerms:
 
     def new_ids(self, connection: Connection, count: int) -> list[int]:
         # Writers take turns on a SQLite file (BEGIN IMMEDIATE): no one else adds a row before this commits.
-        first = int(run(connection, self._MAX_ID, {}).scalar()) + 1
+        first = int(run(connection, self._MAX_ID, {}).scalar() or 0) + 1
         return list(range(first, first + count))
 
     def frequency(self, connection: Connection, term: str) -> int:
@@ -116,7 +116,7 @@ def of(connection: Connection) -> Terms:
 
 
 SQLITE_SCHEMA = (
-    "CREATE VIRTUAL TABLE search_fts USING fts5(terms, content='search_rows', content_rowid='id', "
+    "CREATE VIRTUAL TABLE search_fts USING fts5(terms, content='search_rows', content_rowid='id', columnsize=0, "
     "tokenize=\"ascii tokenchars '_'\")",
     "CREATE VIRTUAL TABLE search_vocab USING fts5vocab(search_fts, 'instance')",
     "CREATE VIRTUAL TABLE search_vocab_rows USING fts5vocab(search_fts, 'row')",
