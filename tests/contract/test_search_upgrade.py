@@ -76,7 +76,11 @@ def old_store(empty_url: str, previous_release: Path) -> Iterator[str]:
     yield empty_url
 
 
-def test_a_store_of_the_previous_release_is_searchable_once_upgraded(old_store: str) -> None:
+def test_a_store_of_the_previous_release_is_searchable_once_upgraded(
+    old_store: str, capfd: pytest.CaptureFixture[str]
+) -> None:
+    open_store(old_store).close()  # migration 0008 builds the index, and says so on stderr
+    assert "search index: built for 3 files and logs" in capfd.readouterr().err
     assert paths_found(old_store, "deploy") == [("notes.md", 1), ("plans/new.md", 1), ("run.log", 1)]
     assert lag(old_store) == set()
 
