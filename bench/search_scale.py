@@ -18,6 +18,7 @@ Figures only, no asserts; they go to the README.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -55,14 +56,14 @@ class Text:
             words.add("".join(self.rng.choice(letters) for _ in range(self.rng.randint(3, 10))))
         self.words = sorted(words)
         self.rng.shuffle(self.words)
-        self.weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
+        weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
         self.mixed = [*COMMON, *self.words]
-        self.mixed_weights = [0.04] * len(COMMON) + self.weights
+        self.cumulative = list(itertools.accumulate([0.4] * len(COMMON) + weights))  # ~40% common words
 
     def line(self) -> str:
         out: list[str] = []
         while sum(len(w) + 1 for w in out) < 80:
-            out.extend(self.rng.choices(self.mixed, self.mixed_weights, k=4))
+            out.extend(self.rng.choices(self.mixed, cum_weights=self.cumulative, k=4))
         return " ".join(out)
 
     def file(self, size: int) -> str:
@@ -92,8 +93,10 @@ def median_ms(store: Scratchpad, agent: str, queries: list[str]) -> float:
 
 
 @contextmanager
-def database(kind: str, postgres: str) -> Iterator[str]:
-    if kind == "sqlite":
+def database(kind: str, postgres: str, keep: Path | None = None) -> Iterator[str]:
+    if kind == "sqlite" and keep is not None:
+        yield f"sqlite:///{keep.resolve()}"
+    elif kind == "sqlite":
         with tempfile.TemporaryDirectory() as folder:
             yield f"sqlite:///{folder}/scale.db"
     else:
@@ -112,16 +115,17 @@ def fill(store: Scratchpad, agent: str, files: int, size: int, text: Text, say: 
             print(f"  {say}: {n + 1} files, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
 
-def size_rows(postgres: str, queries: int) -> list[list[str]]:
+def size_rows(postgres: str, queries: int, backends: list[str], keep: Path | None) -> list[list[str]]:
     rows = []
-    for kind in ("sqlite", "postgres"):
-        with database(kind, postgres) as url:
+    for kind in backends:
+        with database(kind, postgres, keep) as url:
             store = open_store(url, limits=LIMITS)
             try:
                 text = Text()
                 asked = [text.question() for _ in range(queries)]
-                fill(store, "small", 10, 100 * 1024, text, f"{kind} 1 MiB")
-                fill(store, "large", 1000, 100 * 1024, text, f"{kind} 100 MiB")
+                if not store.list_files("large", limit=1).files:  # a kept SQLite file is filled once
+                    fill(store, "small", 10, 100 * 1024, text, f"{kind} 1 MiB")
+                    fill(store, "large", 1000, 100 * 1024, text, f"{kind} 100 MiB")
                 small, large = median_ms(store, "small", asked), median_ms(store, "large", asked)
                 rows.append([kind, f"{small:.1f}", f"{large:.1f}", f"{large / small:.2f}"])
             finally:
@@ -185,8 +189,8 @@ def previous_release(folder: Path) -> Path | None:
 
 
 def run_writer(code: Path, url: str, calls: int) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(WRITER), url, str(calls)], cwd=code,
-                          env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True, text=True, check=True)  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(WRITER), url, str(calls)], cwd=code, text=True,
+                          env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True, check=True)  # fmt: skip
     result: dict[str, float] = json.loads(done.stdout)
     return result
 
@@ -220,11 +224,13 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--backends", default="sqlite,postgres", help="for size")
+    parser.add_argument("--keep", type=Path, default=None, help="size: a SQLite file to fill once and reuse")
     args = parser.parse_args()
     steps: dict[str, Callable[[], None]] = {
         "size": lambda: print(markdown_table(
             ["backend", "1 MiB: ms/search", "100 MiB in 1,000 files: ms/search", "ratio"],
-            size_rows(args.postgres, args.queries), right=[1, 2, 3])),
+            size_rows(args.postgres, args.queries, args.backends.split(","), args.keep), right=[1, 2, 3])),
         "agents": lambda: print(markdown_table(
             ["backend", "alone: ms/search", "among 1,000 agents: ms/search", "ratio"],
             agents_rows(args.postgres, args.queries), right=[1, 2, 3])),

@@ -1,8 +1,9 @@
 """Word search over the index: documents found term by term, ranked (scratchpad_core.ranking), made passages.
 
-Frequent words (COMMON_WORDS) are indexed like every word, but a query looks their documents up only when its
-other words give fewer passages than asked for (so "the" never reads a third of a store); otherwise they count
-in the score of the passages the other words found, read from those passages' own text.
+Frequent words (COMMON_WORDS, and any word in more than RARE_DOCUMENTS of the agent's documents) are indexed like
+every word, but a query reads their documents only when its rarer words give fewer passages than asked for,
+rarest first (so "the" never reads a third of a store, and a search's cost does not grow with the store);
+otherwise they count in the score of the passages the rarer words found, read from those passages' own text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ..ranking import PASSAGE_LINES, Scorer, passage_score, window
 from ..results import SearchMatch, SearchResult
 from ..text import MATCH_CHARS, around
 
+RARE_DOCUMENTS = 5000  # a word in more of the agent's documents is frequent, as the common words are
 ENTRY_CHARS = 500  # a longer log entry shows this much around its first match (a line: text.MATCH_CHARS)
 REACH = PASSAGE_LINES - 2  # lines read on each side of a matching line to build its passage
 
@@ -34,18 +36,20 @@ def word_search(index: SearchIndex, agent_id: str, terms: list[str], prefix: str
     stats = index.statistics(agent_id)
     if not stats.documents:
         return SearchResult([], 0, False)
-    common = [t for t in terms if t in index.analyzer.common]
-    rare = [t for t in terms if t not in index.analyzer.common]
-    postings = {t: index.postings(agent_id, t) for t in rare}
-    frequencies = {**{t: len(found) for t, found in postings.items()}, **{t: stats.common.get(t, 0) for t in common}}
+    frequencies = {t: stats.common[t] if t in index.analyzer.common else index.frequency(agent_id, t) for t in terms}
+    frequent = sorted((t for t in terms if t in index.analyzer.common or frequencies[t] > RARE_DOCUMENTS),
+                      key=lambda t: (frequencies[t], t))  # fmt: skip
+    rare = [t for t in terms if t not in frequent]
     scorer = Scorer.of(terms, frequencies, stats)
     owners = {owner: path for owner, path in index.owners(agent_id).items() if path.startswith(prefix)}
     needed = max_results + 1
     search = _Search(index, scorer, owners)
-    search.add(postings)
+    search.add({t: index.postings(agent_id, t) for t in rare})
     passages = search.passages(needed)
-    if common and len(passages) < needed:  # only then are the frequent words' own documents read
-        search.add({t: index.postings(agent_id, t) for t in common})
+    for term in frequent:  # a frequent word's own documents are read only when the rarer ones found too few
+        if len(passages) >= needed:
+            break
+        search.add({term: index.postings(agent_id, term)})
         passages = search.passages(needed)
     shown = passages[:max_results]
     return SearchResult([p.match for p in shown], len(shown), len(passages) > max_results)
