@@ -176,13 +176,6 @@ class FileSlots:
     slots: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class Posting:
-    """A document holding a term: its row, owner (a file's index record, or minus a log's id), entry id (0 for
-    a file's line), how often the term is in it and how many terms it has."""
-
-    row: int
-    owner: int
-    entry: int
-    tf: int
-    length: int
+Posting = tuple[int, int, int, int, int]
+"""A document holding a term: (row, owner (a file's index record, or minus a log's id), entry id (0 for a file's
+line), how often the term is in it, how many terms it has). A plain tuple: a search reads thousands."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .indexing import MAX_TF, Statistics
@@ -68,31 +68,33 @@ def passage_score(line_scores: Sequence[float]) -> float:
 
 
 def window(
-    line: int, total: int, near: Mapping[int, tuple[float, frozenset[str]]], taken: Sequence[tuple[int, int]]
+    line: int, total: int, near: Callable[[int], tuple[float, frozenset[str]]], taken: Sequence[tuple[int, int]]
 ) -> tuple[int, int]:
     """The lines of the passage around matching line `line` (1-based) of a file of `total` lines: the adjacent
-    lines that bring a query word the passage lacks and score at least JOIN_SHARE of `line` (near: each nearby
+    lines that bring a query word the passage lacks and score at least JOIN_SHARE of `line` (near: a nearby
     line's score and query words; nearest first, at most PASSAGE_LINES - 2 lines in all), and a line of context
     on each side where there is one; never a line of a passage already `taken` (first, last)."""
 
     def free(n: int) -> bool:
         return 1 <= n <= total and not any(lo <= n <= hi for lo, hi in taken)
 
-    least = JOIN_SHARE * near[line][0]
-    held = set(near[line][1])
+    least = JOIN_SHARE * near(line)[0]
+    held = set(near(line)[1])
 
     def joins(n: int) -> bool:
-        score, words = near.get(n, (0.0, frozenset()))
-        return free(n) and score >= least and not words <= held
+        if not free(n):
+            return False
+        score, words = near(n)
+        return score >= least and not words <= held
 
     lo = hi = line
     while hi - lo + 1 < PASSAGE_LINES - 2:
         if joins(hi + 1):
             hi += 1
-            held |= near[hi][1]
+            held |= near(hi)[1]
         elif joins(lo - 1):
             lo -= 1
-            held |= near[lo][1]
+            held |= near(lo)[1]
         else:
             break
     if free(lo - 1):  # a line of context on each side

@@ -137,7 +137,7 @@ class MemorySearchIndex:
             return []
         rows = self._read.rows
         return [
-            Posting(row_id, rows[row_id].owner, rows[row_id].entry, tf, len(rows[row_id].terms))
+            (row_id, rows[row_id].owner, rows[row_id].entry, tf, len(rows[row_id].terms))
             for row_id, tf in index.postings.get(term, {}).items()
         ]
 

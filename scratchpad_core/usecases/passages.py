@@ -9,17 +9,18 @@ otherwise they count in the score of the passages the rarer words found, read fr
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+import heapq
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ..indexing import line_starts, rows_of
+from ..indexing import MAX_TF, line_starts, rows_of
 from ..model import Posting
 from ..ports import SearchIndex
-from ..ranking import PASSAGE_LINES, Scorer, passage_score, window
+from ..ranking import B, K1, PASSAGE_LINES, Scorer, passage_score, window
 from ..results import SearchMatch, SearchResult
 from ..text import MATCH_CHARS, around
 
-RARE_DOCUMENTS = 5000  # a word in more of the agent's documents is frequent, as the common words are
+RARE_DOCUMENTS = 1000  # a word in more of the agent's documents is frequent, as the common words are
 ENTRY_CHARS = 500  # a longer log entry shows this much around its first match (a line: text.MATCH_CHARS)
 REACH = PASSAGE_LINES - 2  # lines read on each side of a matching line to build its passage
 
@@ -65,22 +66,29 @@ class _Search:
     lines: dict[tuple[int, int], tuple[float, frozenset[str]]] = field(default_factory=dict)  # scores, query words
 
     def add(self, postings: Mapping[str, list[Posting]]) -> None:
-        for term, found in postings.items():
-            weight = {term: self.scorer.weights[term]}
-            scorer = Scorer(weight, self.scorer.average)
-            for p in found:
-                if p.owner in self.owners:
-                    before = self.found.get(p.row, (0.0, p.owner, p.entry))[0]
-                    self.found[p.row] = (before + scorer.score({term: p.tf}, p.length), p.owner, p.entry)
+        """Score the documents of these terms (ranking.Scorer.score, one term at a time, inlined: thousands)."""
+        owners, found, average = self.owners, self.found, self.scorer.average
+        for term, documents in postings.items():
+            weight = self.scorer.weights[term]
+            for row, owner, entry, tf, length in documents:
+                if owner in owners:
+                    tf = min(tf, MAX_TF)
+                    score = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
+                    before = found.get(row)
+                    found[row] = (score if before is None else before[0] + score, owner, entry)
 
     def passages(self, needed: int) -> list[Passage]:
         """The best `needed` passages (fewer when there are no more), best first."""
-        order = sorted(self.found, key=lambda row: (-self.found[row][0], self.owners[self.found[row][1]], row))
         target = 2 * needed  # built in the order of their documents' scores, then sorted by their own
+        found, owners = self.found, self.owners
+        key: Callable[[int], tuple[float, str, int]] = lambda row: (-found[row][0], owners[found[row][1]], row)  # noqa: E731
+        order = heapq.nsmallest(4 * target, found, key=key)  # the best first: usually all that is read
         built: list[Passage] = []
         taken: dict[int, list[tuple[int, int]]] = {}  # owner -> lines or entries already in a passage
         at = 0
-        while at < len(order) and len(built) < target:
+        while at < len(found) and len(built) < target:
+            if at >= len(order):  # the best were not enough: the rest, in order
+                order += sorted(set(found) - set(order), key=key)
             batch = order[at : at + target]
             texts = self._read(batch)
             for row in batch:
@@ -161,15 +169,15 @@ class _Search:
         if any(lo <= line <= hi for lo, hi in taken):
             return None
         total = len(starts) - 1
-        near = {
-            n: self._line(owner, n, texts.get((owner, n), ""))
-            for n in range(max(1, line - REACH), min(total, line + REACH) + 1)
-        }
+
+        def near(n: int) -> tuple[float, frozenset[str]]:
+            return self._line(owner, n, texts.get((owner, n), ""))
+
         lo, hi = window(line, total, near, taken)
         taken.append((lo, hi))
         lines = [texts.get((owner, n), "") for n in range(lo, hi + 1)]
         shown = "\n".join(around(t, analyzer.first_match(t, terms) if len(t) > MATCH_CHARS else 0) for t in lines)
-        score = passage_score([near[n][0] for n in range(lo, hi + 1) if near[n][0]])
+        score = passage_score([near(n)[0] for n in range(lo, hi + 1) if near(n)[0]])
         return Passage(score, path, lo, SearchMatch(path=path, line=lo, end_line=hi, text=shown))
 
 
