@@ -196,7 +196,7 @@ def run_writer(code: Path, url: str, calls: int) -> dict[str, float]:
 
 
 def writes_rows(postgres: str, calls: int, rounds: int) -> list[list[str]]:
-    rows = []
+    rows: list[list[str]] = []
     with tempfile.TemporaryDirectory() as folder:
         previous = previous_release(Path(folder))
         if previous is None:

@@ -261,7 +261,7 @@ class SqlSearchIndex:
         key = self._key(agent_id)
         if key is None:
             return []
-        return [tuple(row) for row in self._terms.postings(self._c, self._terms.scoped(key, term))]  # type: ignore[misc]
+        return [tuple(row) for row in self._terms.postings(self._c, self._terms.scoped(key, term))]
 
     def owners(self, agent_id: str) -> dict[int, str]:
         return dict(run(self._c, _OWNERS, {"agent_id": agent_id}).values)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..indexing import MAX_TF, line_starts, rows_of
 from ..model import Posting
 from ..ports import SearchIndex
-from ..ranking import B, K1, PASSAGE_LINES, Scorer, passage_score, window
+from ..ranking import K1, PASSAGE_LINES, B, Scorer, passage_score, window
 from ..results import SearchMatch, SearchResult
 from ..text import MATCH_CHARS, around
 
@@ -70,9 +70,9 @@ class _Search:
         owners, found, average = self.owners, self.found, self.scorer.average
         for term, documents in postings.items():
             weight = self.scorer.weights[term]
-            for row, owner, entry, tf, length in documents:
+            for row, owner, entry, count, length in documents:
                 if owner in owners:
-                    tf = min(tf, MAX_TF)
+                    tf = min(count, MAX_TF)
                     score = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
                     before = found.get(row)
                     found[row] = (score if before is None else before[0] + score, owner, entry)
