@@ -1,21 +1,33 @@
-"""Shared by the benchmarks (and the tests that drive real processes): realistic test content,
-request/reply sizes, percentiles, Markdown tables, Postgres databases and server processes."""
+"""What the benchmarks share (and the tests that drive real processes): realistic test content, request/reply
+sizes, percentiles, Markdown tables, Postgres databases, server processes and HTTP replicas, library clients in
+processes of their own, and the cost of the tool definitions. Each benchmark is one file beside this one, run with
+`uv run python -m bench.NAME`; none imports another."""
 
 from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+import os
 import random
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from multiprocessing.synchronize import Barrier
+
+    from mcp import Client
 
 WORDS = [
     "agent",
@@ -262,3 +274,193 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+
+# HTTP replicas on Postgres, and what their clients write (bench.http_load, bench.soak)
+
+
+DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+
+
+START_TIMEOUT = 90.0
+
+
+LINES_PER_FILE = 60
+
+
+@dataclass
+class Replica(ServerProcess):
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError(f"no VmRSS for {self.process.pid}")
+
+
+def start_replica(name: str, database: str, folder: Path, extra: dict[str, str]) -> Replica:
+    port = free_port()
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_")) and k not in ("MCP_TRANSPORT", "PORT")
+    }
+    env.update(
+        MCP_TRANSPORT="http",
+        PORT=str(port),
+        SCRATCHPAD_DATABASE_URL=database,
+        SCRATCHPAD_AUTH="keys",
+        SCRATCHPAD_LOG_FORMAT="json",
+        **extra,
+    )
+    log = folder / f"{name}.stderr.jsonl"
+    with log.open("wb") as errors:
+        process = subprocess.Popen(
+            server_command(), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors
+        )
+    return Replica(name, port, process, log)
+
+
+def file_content(rng: random.Random, counter: int, seed: int) -> str:
+    lines = [f"# notes {seed}", f"counter: {counter}"]
+    lines += [note_line(rng, n) for n in range(1, LINES_PER_FILE)]
+    return "\n".join(lines) + "\n"
+
+
+def server_log_summary(replica: Replica) -> str:
+    levels: Counter[str] = Counter()
+    outcomes: Counter[str] = Counter()
+    other = 0
+    for line in replica.log.read_text(errors="replace").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            other += 1
+            continue
+        levels[record.get("level", "?")] += 1
+        if record.get("event") == "tool_call":
+            outcomes[record.get("outcome", "?")] += 1
+    parts = [f"{n} {level}" for level, n in sorted(levels.items())]
+    bad = {k: v for k, v in outcomes.items() if k != "ok"}
+    return f"{', '.join(parts)}; non-JSON lines: {other}; tool_call outcomes other than ok: {bad or 'none'}"
+
+
+# Library clients, one process each, writing or appending on one database (bench.throughput, bench.speed)
+
+
+def library_client(
+    url: str, operation: str, seconds: float, barrier: Barrier, queue: multiprocessing.Queue[object]
+) -> None:
+    from scratchpad_adapters import open_store
+
+    agent = f"bench-{os.getpid()}"
+    latencies: list[float] = []
+    errors = 0
+    with open_store(url, upgrade=False) as store:
+        store.write_file(agent, "warm.md", "warm-up\n")
+        barrier.wait()
+        deadline = time.perf_counter() + seconds
+        i = 0
+        while (started := time.perf_counter()) < deadline:
+            try:
+                if operation == "write":
+                    store.write_file(agent, f"notes/{i % 20}.md", f"line {i}\n" * 40)
+                else:
+                    store.append_log(agent, "events", f"event {i}: something happened")
+            except Exception:
+                errors += 1
+            latencies.append(time.perf_counter() - started)
+            i += 1
+    queue.put((latencies, errors))
+
+
+def run(url: str, operation: str, clients: int, seconds: float) -> tuple[float, float, float, int]:
+    context = multiprocessing.get_context("spawn")
+    barrier = context.Barrier(clients)
+    queue: multiprocessing.Queue[object] = context.Queue()
+    processes = [
+        context.Process(target=library_client, args=(url, operation, seconds, barrier, queue)) for _ in range(clients)
+    ]
+    for process in processes:
+        process.start()
+    results: list[tuple[list[float], int]] = [queue.get() for _ in processes]  # type: ignore[misc]
+    for process in processes:
+        process.join()
+    latencies = [lat for lats, _ in results for lat in lats]
+    errors = sum(err for _, err in results)
+    ordered = sorted(latencies)
+    p99 = ordered[int(len(ordered) * 0.99) - 1]
+    return len(latencies) / seconds, statistics.median(ordered) * 1000, p99 * 1000, errors
+
+
+# What the tool definitions cost, ours beside the original's (bench.definitions, bench.tokens)
+
+
+ORIGINAL_RECORDED_BYTES = 4_057  # 8 tools, measured with this module against the original at 8fef32c
+
+
+TARGET_BYTES = 5_500
+
+
+INSTRUCTIONS_TARGET = 600
+
+
+@dataclass(frozen=True)
+class Surface:
+    tools: int
+    definitions: int
+    instructions: int
+
+
+async def surface(client: Client) -> Surface:
+    """What a connected server's tools and instructions cost."""
+    tools = (await client.list_tools()).tools
+    return Surface(len(tools), definition_bytes(tools), len((client.instructions or "").encode()))
+
+
+async def ours(db: Path) -> Surface:
+    from mcp import Client
+
+    from scratchpad_adapters import open_store
+    from scratchpad_adapters.factory import sqlite_url
+    from scratchpad_mcp.server import build_server
+    from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
+
+    with open_store(sqlite_url(db)) as store:
+        async with Client(build_server(store, CallRunner(TrustedCaller()))) as client:
+            return await surface(client)
+
+
+async def original(checkout: Path, db: Path) -> Surface:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(
+        command="node", args=[str(checkout / "dist" / "index.js")], env={"SCRATCHPAD_DB_PATH": str(db)}
+    )
+    async with Client(params) as client:
+        return await surface(client)
+
+
+async def measure(checkout: Path | None) -> tuple[Surface, Surface | None]:
+    with tempfile.TemporaryDirectory(prefix="scratchpad-definitions-") as temp:
+        mine = await ours(Path(temp) / "ours.db")
+        theirs = await original(checkout, Path(temp) / "original.db") if checkout else None
+    return mine, theirs
+
+
+def report(mine: Surface, theirs: Surface | None) -> str:
+    base = theirs.definitions if theirs else ORIGINAL_RECORDED_BYTES
+    source = "measured in this run" if theirs else "recorded"
+    rows = [
+        ["scratchpad", str(mine.tools), f"{mine.definitions:,}", f"{mine.definitions / base:.2f}×"],
+        [f"original ({source})", str(theirs.tools if theirs else 8), f"{base:,}", "1.00×"],
+    ]
+    verdict = "PASS" if mine.definitions <= TARGET_BYTES else "FAIL"
+    said = "PASS" if mine.instructions <= INSTRUCTIONS_TARGET else "FAIL"
+    return "\n".join(
+        [
+            markdown_table(["server", "tools", "definitions B", "vs original"], rows, right=(1, 2, 3)),
+            "",
+            f"definitions target ≤ {TARGET_BYTES:,} B: {verdict} ({mine.definitions:,} B)",
+            f"instructions target ≤ {INSTRUCTIONS_TARGET} B: {said} ({mine.instructions:,} B)",
+        ]
+    )

@@ -20,11 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import multiprocessing
 import os
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -37,20 +35,21 @@ import httpx2
 from sqlalchemy.engine import make_url
 
 from bench.common import (
-    ServerProcess,
+    DEFAULT_POSTGRES,
+    START_TIMEOUT,
+    Replica,
     code_version,
     create_database,
     drop_database,
-    free_port,
+    file_content,
     markdown_table,
     note_line,
     percentile,
     reply_text,
-    server_command,
+    server_log_summary,
+    start_replica,
 )
 
-DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-START_TIMEOUT = 90.0
 RATE_LIMITED = "Rate limit exceeded"
 
 # Relative weights of the operations in one client's loop.
@@ -64,42 +63,9 @@ MIX = {
     "get_usage_stats": 10,
 }
 FILES_PER_AGENT = 5
-LINES_PER_FILE = 60
 
 
 # --------------------------------------------------------------------------- database and servers
-
-
-@dataclass
-class Replica(ServerProcess):
-    def rss_kib(self) -> int:
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        raise RuntimeError(f"no VmRSS for {self.process.pid}")
-
-
-def start_replica(name: str, database: str, folder: Path, extra: dict[str, str]) -> Replica:
-    port = free_port()
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_")) and k not in ("MCP_TRANSPORT", "PORT")
-    }
-    env.update(
-        MCP_TRANSPORT="http",
-        PORT=str(port),
-        SCRATCHPAD_DATABASE_URL=database,
-        SCRATCHPAD_AUTH="keys",
-        SCRATCHPAD_LOG_FORMAT="json",
-        **extra,
-    )
-    log = folder / f"{name}.stderr.jsonl"
-    with log.open("wb") as errors:
-        process = subprocess.Popen(
-            server_command(), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errors
-        )
-    return Replica(name, port, process, log)
 
 
 def create_keys(database: str, agents: list[str]) -> list[str]:
@@ -123,12 +89,6 @@ class ClientStats:
     rate_limited: int = 0
     exceptions: int = 0
     calls_total: int = 0  # including the warm-up
-
-
-def file_content(rng: random.Random, counter: int, seed: int) -> str:
-    lines = [f"# notes {seed}", f"counter: {counter}"]
-    lines += [note_line(rng, n) for n in range(1, LINES_PER_FILE)]
-    return "\n".join(lines) + "\n"
 
 
 async def run_client(index: int, url: str, secret: str, measure_from: float, stop_at: float) -> ClientStats:
@@ -234,24 +194,6 @@ def client_process(
 
 
 # --------------------------------------------------------------------------- main
-
-
-def server_log_summary(replica: Replica) -> str:
-    levels: Counter[str] = Counter()
-    outcomes: Counter[str] = Counter()
-    other = 0
-    for line in replica.log.read_text(errors="replace").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            other += 1
-            continue
-        levels[record.get("level", "?")] += 1
-        if record.get("event") == "tool_call":
-            outcomes[record.get("outcome", "?")] += 1
-    parts = [f"{n} {level}" for level, n in sorted(levels.items())]
-    bad = {k: v for k, v in outcomes.items() if k != "ok"}
-    return f"{', '.join(parts)}; non-JSON lines: {other}; tool_call outcomes other than ok: {bad or 'none'}"
 
 
 def main() -> None:

@@ -10,56 +10,11 @@ p99 latency and errors per configuration, and the speed-up of N clients over one
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
-import statistics
 import tempfile
-import time
-from multiprocessing.synchronize import Barrier
 
-from bench.common import create_database, drop_database
+from bench.common import DEFAULT_POSTGRES, create_database, drop_database, run
 from scratchpad_adapters import open_store
-
-DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-
-
-def client(url: str, operation: str, seconds: float, barrier: Barrier, queue: multiprocessing.Queue[object]) -> None:
-    agent = f"bench-{os.getpid()}"
-    latencies: list[float] = []
-    errors = 0
-    with open_store(url, upgrade=False) as store:
-        store.write_file(agent, "warm.md", "warm-up\n")
-        barrier.wait()
-        deadline = time.perf_counter() + seconds
-        i = 0
-        while (started := time.perf_counter()) < deadline:
-            try:
-                if operation == "write":
-                    store.write_file(agent, f"notes/{i % 20}.md", f"line {i}\n" * 40)
-                else:
-                    store.append_log(agent, "events", f"event {i}: something happened")
-            except Exception:
-                errors += 1
-            latencies.append(time.perf_counter() - started)
-            i += 1
-    queue.put((latencies, errors))
-
-
-def run(url: str, operation: str, clients: int, seconds: float) -> tuple[float, float, float, int]:
-    context = multiprocessing.get_context("spawn")
-    barrier = context.Barrier(clients)
-    queue: multiprocessing.Queue[object] = context.Queue()
-    processes = [context.Process(target=client, args=(url, operation, seconds, barrier, queue)) for _ in range(clients)]
-    for process in processes:
-        process.start()
-    results: list[tuple[list[float], int]] = [queue.get() for _ in processes]  # type: ignore[misc]
-    for process in processes:
-        process.join()
-    latencies = [lat for lats, _ in results for lat in lats]
-    errors = sum(err for _, err in results)
-    ordered = sorted(latencies)
-    p99 = ordered[int(len(ordered) * 0.99) - 1]
-    return len(latencies) / seconds, statistics.median(ordered) * 1000, p99 * 1000, errors
 
 
 def main() -> None:

@@ -28,12 +28,26 @@ from mcp import Client
 if __package__ in (None, ""):  # run as a file (python bench/tokens.py): make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import definitions
-from bench.common import code_version, markdown_file, markdown_table, note_line, reply_bytes, reply_text, request_bytes
+from bench.common import (
+    ORIGINAL_RECORDED_BYTES,
+    TARGET_BYTES,
+    code_version,
+    markdown_file,
+    markdown_table,
+    note_line,
+    reply_bytes,
+    reply_text,
+    report,
+    request_bytes,
+    surface,
+)
+from bench.common import (
+    original as original_surface,
+)
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import sqlite_url
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 
 AGENT = "token-bench"
 LIST_AGENT = "token-bench-list"
@@ -352,25 +366,25 @@ async def search_rows(session: Session) -> list[Line]:
 
 
 async def run(db: Path, original: Path | None) -> None:
-    theirs = await definitions.original(original, db.with_name("original.db")) if original else None
+    theirs = await original_surface(original, db.with_name("original.db")) if original else None
     with open_store(sqlite_url(db)) as store:
         server = build_server(store, CallRunner(TrustedCaller(), []))
         async with Client(server) as client:
-            mine = await definitions.surface(client)
+            mine = await surface(client)
             session = Session(client)
             rows = await measure(session)
     print("Tool definitions, paid on every turn:\n")
-    print(definitions.report(mine, theirs))
+    print(report(mine, theirs))
     print()
-    base = theirs.definitions if theirs else definitions.ORIGINAL_RECORDED_BYTES
+    base = theirs.definitions if theirs else ORIGINAL_RECORDED_BYTES
     fixed_cost = Line(
         "tool definitions (name, description, inputSchema) vs the original's",
         None,
         mine.definitions,
         base,
         mine.definitions / base,
-        f"≤ {definitions.TARGET_BYTES:,} B",
-        mine.definitions <= definitions.TARGET_BYTES,
+        f"≤ {TARGET_BYTES:,} B",
+        mine.definitions <= TARGET_BYTES,
     )
     rows = [fixed_cost, *rows]
     print(f"scratchpad code {code_version()}, in-process server on {db.name}\n")

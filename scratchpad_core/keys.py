@@ -6,29 +6,15 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from .errors import InvalidInput, NotFound
+from .model import ApiKey as ApiKey  # noqa: PLC0414  (its record lives in model, beside the others the ports use)
 from .paths import check_agent_id
 from .ports import KeyStore
 
 KEY_PREFIX = "spk_"
 MAX_LABEL_CHARS = 200
 TOUCH_EVERY_MS = 60_000  # a key's last_used_at is refreshed at most once a minute, not on every call
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    """A key's public record; the secret itself is never stored. agent_id None: an admin key, which sees every
-    agent in the web view and calls no tools."""
-
-    id: str
-    agent_id: str | None
-    label: str
-    read_only: bool
-    created_at: int
-    last_used_at: int | None = None
-    revoked_at: int | None = None
 
 
 def hash_secret(secret: str) -> str:

@@ -89,6 +89,20 @@ class LogEntry:
 
 
 @dataclass(frozen=True)
+class ApiKey:
+    """A key's public record; the secret itself is never stored. agent_id None: an admin key, which sees every
+    agent in the web view and calls no tools."""
+
+    id: str
+    agent_id: str | None
+    label: str
+    read_only: bool
+    created_at: int
+    last_used_at: int | None = None
+    revoked_at: int | None = None
+
+
+@dataclass(frozen=True)
 class StoredRequest:
     """A writing call's request_id with a fingerprint of its arguments and its result (JSON), as first sent."""
 

@@ -14,6 +14,7 @@ from .indexing import IndexRow, Statistics
 from .limits import Limits
 from .model import (
     Advance,
+    ApiKey,
     FileInfo,
     FileRecord,
     FileSlots,
@@ -27,8 +28,7 @@ from .model import (
     VersionInfo,
 )
 
-if TYPE_CHECKING:  # keys.py builds on KeyStore; only the annotations here need ApiKey
-    from .keys import ApiKey
+if TYPE_CHECKING:
     from .quotas import Breach
     from .words import Analyzer
 

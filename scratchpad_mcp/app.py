@@ -1,45 +1,32 @@
 """The composition root of the MCP side: from Settings and an opened backend, everything a transport serves with
-(who may call, the gates, the observers, the metrics and the server), for stdio and HTTP alike."""
+(who may call, the gates, the observers, the metrics and the server), for stdio and HTTP alike, and what the
+command line serves with (Servers). The only module that wires the rooms to each other: the transports, the
+command line and the web view never import one another."""
 
 from __future__ import annotations
 
 import gc
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from mcp.server.auth.settings import AuthSettings
 
-from scratchpad_adapters.anthropic_summarizer import AnthropicSummarizer
-from scratchpad_adapters.factory import Backend, open_backend
+from scratchpad_adapters.factory import Backend
 from scratchpad_core.actors import HTTP
 
-from .calls import CallGate, CallRunner, RateLimit, TrustedCaller
 from .server import ScratchpadServer, build_server
-from .server_logging import CallLogger
+from .server.calls import CallGate, CallRunner, RateLimit, TrustedCaller
+from .server.log_lines import CallLogger
 from .settings import Settings
+from .settings.backend import open_configured
 
 if TYPE_CHECKING:
-    from .metrics import Metrics
-    from .warm_start import WarmStart
+    from starlette.applications import Starlette
+
+    from .http.metrics import Metrics
+    from .stdio.warm_start import WarmStart
 
 log = logging.getLogger("scratchpad")
-
-
-def open_configured(settings: Settings, *, upgrade: bool = True) -> Backend:
-    """The store the settings name, with their limits and summarizer; its schema brought to head unless
-    upgrade=False (commands that only read, or that migrate themselves)."""
-    summarizer = AnthropicSummarizer(
-        settings.summary_model,
-        api_key=settings.anthropic_api_key.get_secret_value(),
-        base_url=settings.anthropic_base_url,
-    )
-    return open_backend(
-        settings.database_url,
-        limits=settings.limits,
-        summarizer=summarizer,
-        upgrade=upgrade,
-        writer_turns=settings.transport == "http",  # many sessions at once: their writers take turns (sql.turns)
-    )
 
 
 def stdio_server(settings: Settings, backend: Backend) -> ScratchpadServer:
@@ -54,14 +41,9 @@ def stdio_server(settings: Settings, backend: Backend) -> ScratchpadServer:
     )
 
 
-def uses_keys(settings: Settings) -> bool:
-    """Whether HTTP callers need an API key (which then names their agent)."""
-    return settings.auth == "keys"
-
-
 def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> ScratchpadServer:
     """Many clients: API keys (unless SCRATCHPAD_AUTH=none), the rate limit, logs and metrics, worker threads."""
-    from .auth import KeyedCaller, KeyVerifier  # with prometheus_client: imported only when serving HTTP
+    from .http.auth import KeyedCaller, KeyVerifier, uses_keys  # with prometheus_client: only when serving HTTP
 
     gates: list[CallGate] = []
     if settings.rate_limit > 0:
@@ -77,6 +59,21 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
         max_read_bytes=settings.max_read_bytes or None,
         changes=backend.change_feed,
     )
+
+
+def http_app(settings: Settings, backend: Backend, metrics: Metrics | None = None) -> Starlette:
+    """The ASGI app of one replica (http.app): the MCP server the settings call for at /mcp, the plainest tool
+    calls answered directly (stdio.direct_calls), the probes and metrics, and the web view at /ui."""
+    from .http.app import build_app  # starlette and uvicorn only when serving HTTP
+    from .http.auth import uses_keys
+    from .http.metrics import Metrics
+    from .stdio.direct_calls import DirectCalls
+    from .web.serve import web_app
+
+    metrics = metrics or Metrics()
+    server = http_server(settings, backend, metrics)
+    ui = web_app(settings, backend, signed_in=uses_keys(settings))
+    return build_app(settings, backend, server, metrics, direct=DirectCalls(server.direct_tools), ui=ui)
 
 
 def auth_settings(listen_url: str) -> AuthSettings:
@@ -99,28 +96,46 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
     backend = open_configured(settings)
     if settings.transport == "stdio":
         try:
-            from . import stdio, wire
-            from .direct_calls import DirectCalls
+            from .server import wire
+            from .stdio import transport
+            from .stdio.direct_calls import DirectCalls
 
             server = stdio_server(settings, backend)
             settle()
-            stdio.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
+            transport.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
         finally:
             backend.close()
-        stdio.exit_past_abandoned_calls()
+        transport.exit_past_abandoned_calls()
         return
     try:
         if warm is not None:
             warm.handover()  # stdin is not ours to read over HTTP
-        from . import http  # starlette and uvicorn only when serving HTTP
+        from .http import app as http  # starlette and uvicorn only when serving HTTP
 
         public = f"; clients use {settings.public_url}/mcp" if settings.public_url else ""
         log.info(
             "serving MCP on %s/mcp (auth: %s)%s", settings.listen_url, settings.auth, public,
             extra={"event": "listening", "host": settings.host, "port": settings.port},
         )  # fmt: skip
-        served = http.build_app(settings, backend)
+        served = http_app(settings, backend)
         settle()
         http.serve(settings, served)
     finally:
         backend.close()
+
+
+class Servers:
+    """What the command line serves with (cli.invocation.Servers): MCP over the settings' transport, handed a warm
+    start's early replies (stdio), and the read-only web view (the `web` command)."""
+
+    def __init__(self, warm: WarmStart | None = None) -> None:
+        self._warm = warm
+
+    def mcp(self, settings: Settings) -> None:
+        serve(settings, self._warm)
+
+    def web(self, settings: Settings, host: str, port: int, *, loopback: bool, out: TextIO) -> int:
+        from .web.serve import check_web_exposure, serve_web
+
+        check_web_exposure(settings, host, loopback)
+        return serve_web(settings, host, port, signed_in=not loopback, out=out)

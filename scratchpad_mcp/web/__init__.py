@@ -1,1 +1,1 @@
-"""The read-only web view: agents, their files and logs, versions and diffs, search, in a browser."""
+"""The read-only web view (agents, files, logs, versions, diffs, search); uses settings, adapters and core."""

@@ -18,7 +18,7 @@ from pygments.token import STANDARD_TYPES, _TokenType
 from pygments.util import ClassNotFound
 
 # The one mapping of control characters, shared with the command line; re-exported: importable from here.
-from ..visible_text import visible as visible  # noqa: PLC0414
+from scratchpad_core.visible_text import visible as visible  # noqa: PLC0414
 
 MAX_COLOURED_LINE = 5_000  # characters; a window with a longer line is shown plain (a lexer's cost grows with it)
 MAX_COLOURED_CHARS = 100_000  # characters of one window coloured at most; a larger window is shown plain

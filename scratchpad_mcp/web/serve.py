@@ -15,8 +15,8 @@ from scratchpad_adapters.factory import Backend
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.usecases.base import wall_clock_ms
 
-from ..app import open_configured
 from ..settings import Settings, SettingsError
+from ..settings.backend import open_configured
 from .access import Sessions
 from .app import build_web_app
 

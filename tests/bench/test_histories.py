@@ -10,14 +10,23 @@ import pytest
 from mcp import Client
 
 from bench.common import markdown_lines
-from bench.edits import plan, replay_writer
-from bench.githistory import load, most_revised
-from bench.histories import main
-from bench.replay import FORMATS, ReplayError, Wire, added_bytes, apply_hunks, replay_reader
+from bench.histories import (
+    FORMATS,
+    ReplayError,
+    Wire,
+    added_bytes,
+    apply_hunks,
+    load,
+    main,
+    most_revised,
+    plan,
+    replay_reader,
+    replay_writer,
+)
 from scratchpad_adapters import open_store
 from scratchpad_core.limits import Limits
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 
 BASE = markdown_lines(40)
 REVISIONS = [

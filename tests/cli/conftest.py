@@ -1,5 +1,5 @@
 """The inspection commands run as a person runs them: `scratchpad-mcp --database URL COMMAND ...` through
-cli.main in this process (stdout and stderr captured, so not a terminal), on a SQLite file and on Postgres."""
+launch.main in this process (stdout and stderr captured, so not a terminal), on a SQLite file and on Postgres."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from scratchpad_adapters import open_store
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.cli import main
+from scratchpad_mcp.launch import main
 from tests.conftest import SQL_BACKENDS, empty_postgres
 
 PLAN_V1 = "goal: ship\nstep one\nstep two\n"
@@ -45,7 +45,8 @@ def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def isolated_main(*args: str) -> int:
-    """cli.main(args), with the logging set-up it makes (a handler on this moment's stderr) undone after."""
+    """The command line (launch.main) on args, with the logging set-up it makes (a handler on this moment's
+    stderr) undone after."""
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scratchpad_mcp.cli_root import command_line
+from scratchpad_mcp.cli.main import command_line
 from tests.cli.conftest import isolated_main
 
 COMMANDS = [

@@ -9,9 +9,9 @@ import os
 import pty
 import subprocess
 
+from scratchpad_core import visible_text
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp import visible_text
-from scratchpad_mcp.inspect_output import unified
+from scratchpad_mcp.cli.inspect_output import unified
 from scratchpad_mcp.web import highlight
 from tests.cli.test_terminal import read_until
 from tests.mcp.helpers import console_script, server_env

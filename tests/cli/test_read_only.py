@@ -8,8 +8,8 @@ from sqlalchemy.exc import DBAPIError
 
 from scratchpad_core.errors import ScratchpadError
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.cli import Invocation
-from scratchpad_mcp.inspect_store import inspecting
+from scratchpad_mcp.cli.inspect_store import inspecting
+from scratchpad_mcp.cli.invocation import Invocation
 
 
 def test_a_write_through_an_inspection_is_refused_by_the_database(url: str, filled: Scratchpad) -> None:

@@ -1,4 +1,4 @@
-"""Tool calls over streamable HTTP answered without the SDK's transport (scratchpad_mcp.http_direct): a reply taken
+"""Tool calls over streamable HTTP answered without the SDK's transport (scratchpad_mcp.http.direct): a reply taken
 there is the body the SDK sends for the same call; a key still binds its caller to its agent and read-only keys
 still only read; a request the SDK would refuse (a foreign Host, no JSON in Accept) is refused as before."""
 
@@ -13,7 +13,7 @@ import httpx2
 import pytest
 
 from tests.deploy.conftest import Key, create_keys
-from tests.mcp.test_direct_calls import READS, SDK, TRICKY, WRITES
+from tests.mcp.stdio.test_direct_calls import READS, SDK, TRICKY, WRITES
 from tests.servers import Server, running
 
 pytestmark = pytest.mark.slow

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.shared.subscriptions import ResourcesListChanged, ResourceUpdated, ServerEvent
 
-from scratchpad_mcp.subscriptions import MAX_LISTEN_STREAMS, MAX_SUBSCRIPTIONS, RECHECK_KEY_S
+from scratchpad_mcp.server.subscriptions import MAX_LISTEN_STREAMS, MAX_SUBSCRIPTIONS, RECHECK_KEY_S
 from tests.deploy.conftest import TEST_TIMEOUT, Team, connect, http_client, revoke_key, unique
 from tests.mcp.helpers import console_script, ok, server_env
 

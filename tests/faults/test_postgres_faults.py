@@ -18,8 +18,8 @@ from sqlalchemy.engine import make_url
 from scratchpad_adapters import open_store
 from scratchpad_core.errors import InvalidInput, StorageUnavailable
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 from tests.concurrency.test_processes import recount
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.faults.tcp_proxy import TcpProxy

@@ -15,12 +15,20 @@ import pytest
 from starlette.applications import Starlette
 from starlette.types import Message
 
-from bench.fuzz_cases import call_message, calls, compact
-from bench.fuzz_checks import Commits, assert_call_answer, assert_error_reply, assert_http_answer
-from bench.fuzz_raw import raw_messages
+from bench.fuzz import (
+    Commits,
+    assert_call_answer,
+    assert_error_reply,
+    assert_http_answer,
+    call_message,
+    calls,
+    compact,
+    raw_messages,
+)
 from scratchpad_adapters import open_backend
-from scratchpad_mcp import http_body
-from scratchpad_mcp.http import build_app, max_body_bytes
+from scratchpad_mcp.app import http_app
+from scratchpad_mcp.http import body as http_body
+from scratchpad_mcp.http.app import max_body_bytes
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 
@@ -39,7 +47,7 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[httpx2.AsyncClient, Star
     env = {"MCP_TRANSPORT": "http", "SCRATCHPAD_AUTH": "none", "SCRATCHPAD_DB_PATH": str(db)}
     settings = Settings.from_env({**env, "SCRATCHPAD_MAX_FILE_BYTES": "65536"})
     backend = open_backend(settings.database_url, limits=settings.limits, summarizer=FakeSummarizer())
-    app = build_app(settings, backend)
+    app = http_app(settings, backend)
     try:
         async with app.router.lifespan_context(app):
             transport = httpx2.ASGITransport(app=app)

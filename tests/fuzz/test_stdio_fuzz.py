@@ -14,11 +14,19 @@ import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 
-from bench.fuzz_cases import AGENTS, calls
-from bench.fuzz_checks import Commits, assert_clean, assert_error_reply
-from bench.fuzz_stdio import RawStdio, call_lines, envelopes, handshake
+from bench.fuzz import (
+    AGENTS,
+    Commits,
+    RawStdio,
+    assert_clean,
+    assert_error_reply,
+    call_lines,
+    calls,
+    envelopes,
+    handshake,
+)
 from scratchpad_core.limits import Limits
-from scratchpad_mcp.wire import max_message_bytes
+from scratchpad_mcp.server.wire import max_message_bytes
 from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 from tests.recount import SqlRecounter
 

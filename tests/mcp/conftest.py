@@ -13,8 +13,8 @@ from mcp.server.mcpserver import MCPServer
 from scratchpad_adapters import open_store
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 from tests.conftest import FakeSummarizer, StoreFactory
 
 

@@ -8,8 +8,8 @@ from mcp import Client
 
 from scratchpad_core.errors import RateLimited
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.calls import CallRecord, CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRecord, CallRunner, TrustedCaller
 from tests.mcp.helpers import ok, refused
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,7 @@ import pytest
 from mcp import Client
 
 from scratchpad_core.limits import MIB, Limits
-from scratchpad_mcp.calls import INTERNAL_ERROR
+from scratchpad_mcp.server.calls import INTERNAL_ERROR
 from tests.conftest import StoreFactory
 from tests.mcp.conftest import serve
 from tests.mcp.helpers import long_text, ok, refused

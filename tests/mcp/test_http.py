@@ -14,7 +14,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from scratchpad_adapters import open_backend
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.app import http_app
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 from tests.mcp.helpers import START_TIMEOUT, ok, refused
@@ -139,7 +139,7 @@ def test_logs_are_json_lines_on_stderr(http_server: Server) -> None:
 async def test_in_process_asgi_app(tmp_path: Path) -> None:
     settings = Settings.from_env({"MCP_TRANSPORT": "http", "SCRATCHPAD_AUTH": "none"})
     backend = open_backend(f"sqlite:///{tmp_path}/asgi.db", summarizer=FakeSummarizer())
-    app = build_app(settings, backend)
+    app = http_app(settings, backend)
     base = "http://127.0.0.1:4321"  # the Host header must carry the port (DNS-rebinding protection)
     try:
         # ASGITransport runs no lifespan: enter the app's own (it runs the MCP session manager).

@@ -18,7 +18,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.factory import Backend
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.app import http_app
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 from tests.mcp.helpers import console_script, ok
@@ -34,7 +34,7 @@ HOW_TO_GET_ONE = "with a key an operator makes with `uv run scratchpad-mcp keys 
 
 @contextlib.asynccontextmanager
 async def served(backend: Backend, base: str = BASE, **variables: str) -> AsyncIterator[httpx2.AsyncClient]:
-    app = build_app(Settings.from_env({"MCP_TRANSPORT": "http", **variables}), backend)
+    app = http_app(Settings.from_env({"MCP_TRANSPORT": "http", **variables}), backend)
     transport = httpx2.ASGITransport(app=app)  # it runs no lifespan: the app's own (the session manager) is entered
     async with app.router.lifespan_context(app), httpx2.AsyncClient(transport=transport, base_url=base) as http:
         yield http

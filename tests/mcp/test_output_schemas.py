@@ -10,8 +10,8 @@ import pytest
 from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from mcp import Client
 
-from scratchpad_mcp.replies import plain
-from scratchpad_mcp.schemas import unchecked_rows
+from scratchpad_mcp.server.replies import plain
+from scratchpad_mcp.server.schemas import unchecked_rows
 from tests.mcp.helpers import check_reply
 
 pytestmark = pytest.mark.anyio

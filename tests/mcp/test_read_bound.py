@@ -14,9 +14,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.common import definition_bytes
 from scratchpad_adapters import open_backend
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.app import http_app
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer, StoreFactory
 from tests.mcp.helpers import START_TIMEOUT, console_script, ok, server_env
@@ -63,7 +63,7 @@ async def test_http_takes_the_setting_and_the_default_is_off(tmp_path: Path) -> 
     try:
         for variables, bounded in (({"SCRATCHPAD_MAX_READ_BYTES": str(BOUND)}, True), ({}, False)):
             settings = Settings.from_env({"MCP_TRANSPORT": "http", "SCRATCHPAD_AUTH": "none", **variables})
-            app = build_app(settings, backend)
+            app = http_app(settings, backend)
             async with (
                 app.router.lifespan_context(app),
                 httpx2.AsyncClient(transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1:4321") as http,

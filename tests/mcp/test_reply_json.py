@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scratchpad_mcp.replies import compact_json
+from scratchpad_mcp.server.replies import compact_json
 
 # The values a result is made of once replies.plain has run: strings (any character, control ones included),
 # integers of any size, booleans, None, lists and string-keyed dicts.

@@ -12,7 +12,7 @@ from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
 
 from scratchpad_core.service import Scratchpad
-from scratchpad_mcp.resources import PAGE
+from scratchpad_mcp.server.resources import PAGE
 from tests.mcp.conftest import serve
 
 pytestmark = pytest.mark.anyio

@@ -9,13 +9,13 @@ import pytest
 
 from scratchpad_core.limits import Limits
 from scratchpad_mcp.settings import Settings, SettingsError
-from scratchpad_mcp.settings_docs import END, START, main, settings_table, with_table
+from scratchpad_mcp.settings.docs import END, START, main, settings_table, with_table
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_the_readme_table_is_the_generated_one() -> None:
-    # If this fails: uv run python -m scratchpad_mcp.settings_docs README.md
+    # If this fails: uv run python -m scratchpad_mcp.settings.docs README.md
     assert with_table(README.read_text(encoding="utf-8")) == README.read_text(encoding="utf-8")
     assert START + "\n" + settings_table() + END in README.read_text(encoding="utf-8")
 

@@ -11,14 +11,15 @@ REPO = Path(__file__).resolve().parents[2]
 
 PROGRAM = """
 import gc, os, sys
-from scratchpad_mcp import app, stdio
+from scratchpad_mcp import app
+from scratchpad_mcp.stdio import transport
 from scratchpad_mcp.settings import Settings
 
 def serve(server, max_bytes, direct, warm):  # stands in for the stdio loop: what does the collector see then?
     seen = {id(item) for item in gc.get_objects()}
     print(gc.get_freeze_count() > 10_000, id(server) in seen, id(server._tool_manager) in seen)
 
-stdio.serve = serve
+transport.serve = serve
 app.serve(Settings.from_env(os.environ))
 """
 

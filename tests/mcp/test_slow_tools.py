@@ -8,8 +8,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from scratchpad_mcp.calls import CallRunner, TrustedCaller
 from scratchpad_mcp.server import build_server
+from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
 from tests.conftest import FakeSummarizer, StoreFactory
 from tests.mcp.helpers import long_text, ok
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scratchpad_mcp.cli import Invocation
-from scratchpad_mcp.cli_root import run
+from scratchpad_mcp.cli.invocation import Invocation
+from scratchpad_mcp.cli.main import run
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 # `scratchpad-mcp` as a command word: not inside a path, a URL or a longer name, followed by its arguments.

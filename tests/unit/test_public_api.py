@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -33,3 +35,40 @@ def test_a_round_trip_with_root_imports_only(tmp_path: Path) -> None:
             store.write_file("me", "plan.md", "x", expected_version=1)
         with pytest.raises(NotFound):
             store.read_file("me", "missing.md")
+
+
+# The public API each package declares, held name for name (issue 21: moving modules changes none of it).
+PUBLIC = {
+    "scratchpad_core": (
+        "AccessDenied AppendResult Chunk DeleteLogResult DeletePrefixResult DeleteResult EditMismatch EditResult "
+        "FileInfo FileListing Hunk InvalidAgentId InvalidInput InvalidPath LimitExceeded Limits LogEntryOut LogInfo "
+        "LogListing LogPage NotFound Quota QuotaExceeded RateLimited ReadResult RenamePrefixResult RenameResult "
+        "Scratchpad ScratchpadError SearchMatch SearchResult StorageBusy StorageError StorageUnavailable "
+        "SummaryResult SummaryUnavailable UsageStats VersionConflict VersionInfo VersionList WriteResult "
+        "apply_chunks apply_hunks apply_unified"
+    ),
+    "scratchpad_adapters": (
+        "AsyncScratchpadMemoryTool Backend MemoryBackend MemoryDatabase MemoryFileRepository MemoryLogRepository "
+        "MemorySummaryRepository MemoryUnitOfWork MemoryUsageRepository ScratchpadMemoryTool SqlBackend "
+        "default_database_path open_backend open_store sqlite_url"
+    ),
+    "scratchpad_mcp.settings": "LimitVariables Settings SettingsError",
+}
+
+
+@pytest.mark.parametrize("package", sorted(PUBLIC))
+def test_each_package_keeps_its_public_api(package: str) -> None:
+    module = importlib.import_module(package)
+    assert module.__all__ == PUBLIC[package].split()
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+
+
+def test_the_commands_entry_points_are_where_the_package_says() -> None:
+    """The console script (pyproject's [project.scripts]) and `python -m scratchpad_mcp` reach the same function."""
+    scripts = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"scratchpad-mcp": "scratchpad_mcp.launch:entry_point"}
+    module, _, function = scripts["scratchpad-mcp"].partition(":")
+    assert callable(getattr(importlib.import_module(module), function))
+    main = (Path(importlib.import_module("scratchpad_mcp").__file__ or "").parent / "__main__.py").read_text()
+    assert "from .launch import entry_point" in main and "entry_point()" in main

@@ -8,7 +8,7 @@ import httpx2
 import pytest
 
 from scratchpad_adapters import open_backend
-from scratchpad_mcp.http import build_app
+from scratchpad_mcp.app import http_app
 from scratchpad_mcp.settings import Settings
 from tests.conftest import FakeSummarizer
 
@@ -20,7 +20,7 @@ async def test_ui_without_its_slash_leads_to_the_view(tmp_path: Path, auth: str)
     settings = Settings.from_env({"MCP_TRANSPORT": "http", "SCRATCHPAD_AUTH": auth})
     backend = open_backend(f"sqlite:///{tmp_path}/ui.db", summarizer=FakeSummarizer())
     try:
-        app = build_app(settings, backend)
+        app = http_app(settings, backend)
         transport = httpx2.ASGITransport(app=app)
         async with httpx2.AsyncClient(transport=transport, base_url="http://127.0.0.1:4321") as http:
             bare = await http.get("/ui")

@@ -1,0 +1,90 @@
+"""One run of the scratchpad-mcp command: its settings and database, read once, what it serves with (given by
+the composition root: Servers), and the one-line progress notes on stderr."""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from typing import Protocol, TextIO
+
+from scratchpad_adapters.sql.urls import safe_url
+
+from ..server.log_lines import configure_logging
+from ..settings import Settings, SettingsError
+from . import databases
+from .databases import Database
+
+log = logging.getLogger("scratchpad")
+
+
+class Servers(Protocol):
+    """What the command line serves with, handed to it by the composition root (scratchpad_mcp.app.Servers): the
+    command line imports neither a transport nor the web view."""
+
+    def mcp(self, settings: Settings) -> None:
+        """Serve MCP over the settings' transport until stopped."""
+
+    def web(self, settings: Settings, host: str, port: int, *, loopback: bool, out: TextIO) -> int:
+        """Serve the read-only web view until stopped (signed in with keys unless on loopback)."""
+
+
+def progress(message: str) -> None:
+    print(f"scratchpad-mcp: {message}", file=sys.stderr, flush=True)
+
+
+class Invocation:
+    """What this run of the command chose: its settings and database once read, and whether it serves."""
+
+    def __init__(self, servers: Servers | None = None) -> None:
+        self._servers = servers
+        self.option: str | None = None
+        self.settings: Settings | None = None
+        self.database: Database | None = None
+        self.serving = False
+
+    def configured(self) -> tuple[Settings, Database]:
+        """The settings (the --database option overriding them) and their database, read once; logging set up."""
+        if self.settings is None or self.database is None:
+            settings = Settings.from_env(os.environ)
+            if self.option is not None:
+                if not self.option.strip():
+                    raise SettingsError("--database is empty: give a URL such as sqlite:///path/to/file.db.")
+                settings = settings.model_copy(update={"database_url": self.option})
+            configure_logging(settings.log_level, settings.log_format)
+            self.settings, self.database = settings, databases.chosen(settings, os.environ, self.option)
+        return self.settings, self.database
+
+    @property
+    def servers(self) -> Servers:
+        if self._servers is None:
+            raise RuntimeError("this command line has nothing to serve with: start it with scratchpad_mcp.launch.main")
+        return self._servers
+
+    def serve(self) -> int:
+        settings, database = self.configured()
+        self.serving = True
+        check_exposure(settings)
+        shown = safe_url(settings.database_url)
+        log.info(
+            "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),
+            extra={"event": "startup", "transport": settings.transport, "database": shown, "auth": settings.auth},
+        )  # fmt: skip
+        self.servers.mcp(settings)
+        return 0
+
+    def begin(self) -> Settings:
+        """The settings a command other than serve works with, once the operator has been told which database."""
+        settings, database = self.configured()
+        databases.refuse_to_guess(settings, os.environ, self.option)
+        progress(f"database {database.named()}")  # before any work: an operator sees which one it is
+        return settings
+
+
+def check_exposure(settings: Settings) -> None:
+    exposed = settings.transport == "http" and settings.auth == "none" and not settings.loopback
+    if exposed and not settings.allow_insecure:
+        raise SettingsError(
+            f"SCRATCHPAD_AUTH=none would let anyone who reaches {settings.host} act as any agent. Bind to 127.0.0.1, "
+            "use API keys (the default), or set SCRATCHPAD_ALLOW_INSECURE=1 if something else guards access."
+        )

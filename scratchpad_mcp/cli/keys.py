@@ -1,0 +1,100 @@
+"""`scratchpad-mcp keys ...`: create, list and revoke the API keys that bind HTTP callers to agents."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+
+import click
+
+from scratchpad_adapters.memory import is_memory_url
+from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey, ApiKeys
+
+from ..settings import Settings
+from ..settings.backend import open_configured
+from .admin import in_memory, require_existing
+from .inspect_output import when
+from .invocation import Invocation
+from .root import Group, pass_invocation
+
+FRESHNESS = (
+    f"scratchpad-mcp: 'last used' is recorded at most once every {TOUCH_EVERY_MS // 1000} s per key, so a key "
+    f"may have been used up to {TOUCH_EVERY_MS // 1000} s after the time shown."
+)
+
+
+@click.group(cls=Group)
+def keys() -> None:
+    """API keys for the HTTP transport: create, list, revoke."""
+
+
+@keys.command()
+@click.option("--agent", metavar="AGENT", help="The agent this key acts for.")
+@click.option("--admin", is_flag=True, help="A key for the web view (/ui) that sees every agent and calls no tools.")
+@click.option("--read-only", is_flag=True, help="Allow only the read-only tools.")
+@click.option("--label", default="", metavar="TEXT", help="A note to recognize the key by.")
+@pass_invocation
+def create(invocation: Invocation, agent: str | None, admin: bool, read_only: bool, label: str) -> int:
+    """Make a key for an agent (or, with --admin, for the web view); the secret is printed once."""
+    if (agent is None) == (not admin):
+        raise click.UsageError("give --agent AGENT (a key that acts for one agent) or --admin (a web view key that "
+                               "sees every agent), one of the two.")  # fmt: skip
+    if admin and read_only:
+        raise click.UsageError("--read-only is for an agent's key: an admin key calls no tools at all.")
+    with _keys(invocation.begin(), existing=False) as store:
+        key, secret = store.create(agent, read_only=read_only, label=label)
+    print(secret)
+    mode = "read-only" if key.read_only else "read-write"
+    made = f"admin key {key.id} (the web view, every agent; no tools)" if admin else (
+        f"key {key.id} for agent {key.agent_id} ({mode})"
+    )  # fmt: skip
+    print(f"{made}; keep the secret above, it is not stored.", file=sys.stderr)
+    return 0
+
+
+@keys.command("list")
+@pass_invocation
+def list_keys(invocation: Invocation) -> int:
+    """Show keys (never their secrets)."""
+    with _keys(invocation.begin()) as store:
+        print(f"{'id':<14}{'agent':<24}{'access':<12}{'created':<22}{'last used':<22}{'revoked':<22}label")
+        for key in store.list():
+            print(_row(key))
+    print(FRESHNESS, file=sys.stderr)
+    return 0
+
+
+@keys.command()
+@click.argument("key_id", metavar="ID")
+@pass_invocation
+def revoke(invocation: Invocation, key_id: str) -> int:
+    """End the key ID at once, on every replica."""
+    with _keys(invocation.begin()) as store:
+        store.revoke(key_id)
+    print(f"revoked {key_id}")
+    return 0
+
+
+@contextlib.contextmanager
+def _keys(settings: Settings, *, existing: bool = True) -> Iterator[ApiKeys]:
+    """The key store of the settings' database; listing or revoking keys of a database that is not there is a
+    typo (existing=True), so that refuses instead of creating it."""
+    if is_memory_url(settings.database_url):  # a key made there would be gone before anyone could use it
+        raise in_memory(settings.database_url, "keys work")
+    if existing:
+        require_existing(settings.database_url)
+    backend = open_configured(settings)
+    try:
+        yield backend.keys
+    finally:
+        backend.close()
+
+
+def _row(key: ApiKey) -> str:
+    access = "read-only" if key.read_only else "read-write"
+    agent, access = ("(admin)", "web view") if key.agent_id is None else (key.agent_id, access)
+    return (
+        f"{key.id:<14}{agent:<24}{access:<12}{when(key.created_at):<22}{when(key.last_used_at):<22}"
+        f"{when(key.revoked_at):<22}{key.label}"
+    )
