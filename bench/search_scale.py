@@ -6,8 +6,8 @@
   and PostgreSQL: the median of --queries questions (each a few words of the store's own vocabulary, frequent
   and rare, and common English words). Text is drawn from a vocabulary of 30,000 words with Zipf frequencies
   (as in real text a few words are everywhere and most are rare), 80-character lines.
-- agents: on PostgreSQL, one agent's search (it holds 100 KiB) alone in its database, and among 1,000 agents
-  holding 100 KiB each.
+- agents: on PostgreSQL, one agent's search (it holds --agent-kib, 100 KiB) alone in its database, and among
+  1,000 agents holding as much each.
 - writes: the previous release (c93ce99, before the index; its packages taken from git history) side by side
   with this one, each in its own process on a SQLite file and on PostgreSQL: write_file of 1 KiB (a new first
   line each time) and a one-line edit_file of a ~1 MiB file (medians over --calls calls, after a warm-up).
@@ -133,7 +133,7 @@ def size_rows(postgres: str, queries: int, backends: list[str], keep: Path | Non
     return rows
 
 
-def agents_rows(postgres: str, queries: int) -> list[list[str]]:
+def agents_rows(postgres: str, queries: int, size: int) -> list[list[str]]:
     text = Text(seed=9)
     asked = [text.question() for _ in range(queries)]
     times = []
@@ -141,9 +141,9 @@ def agents_rows(postgres: str, queries: int) -> list[list[str]]:
         with database("postgres", postgres) as url:
             store = open_store(url, limits=LIMITS)
             try:
-                fill(store, "me", 1, 100 * 1024, Text(seed=9), "me")
+                fill(store, "me", 1, size, Text(seed=9), "me")
                 for n in range(others):
-                    store.write_file(f"other-{n:04d}", "notes.md", text.file(100 * 1024))
+                    store.write_file(f"other-{n:04d}", "notes.md", text.file(size))
                     if n % 100 == 99:
                         print(f"  {n + 1} other agents", file=sys.stderr, flush=True)
                 times.append(median_ms(store, "me", asked))
@@ -225,6 +225,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--backends", default="sqlite,postgres", help="for size")
+    parser.add_argument("--agent-kib", type=int, default=100, help="agents: what each agent holds")
     parser.add_argument("--keep", type=Path, default=None, help="size: a SQLite file to fill once and reuse")
     args = parser.parse_args()
     steps: dict[str, Callable[[], None]] = {
@@ -233,7 +234,7 @@ def main() -> None:
             size_rows(args.postgres, args.queries, args.backends.split(","), args.keep), right=[1, 2, 3])),
         "agents": lambda: print(markdown_table(
             ["backend", "alone: ms/search", "among 1,000 agents: ms/search", "ratio"],
-            agents_rows(args.postgres, args.queries), right=[1, 2, 3])),
+            agents_rows(args.postgres, args.queries, args.agent_kib * 1024), right=[1, 2, 3])),
         "writes": lambda: print(markdown_table(
             ["backend", "call", "previous ms", "this ms", "cost ratio", "throughput ratio"],
             writes_rows(args.postgres, args.calls, args.rounds), right=[2, 3, 4, 5])),
