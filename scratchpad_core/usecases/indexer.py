@@ -67,8 +67,11 @@ def index_log(index: SearchIndex, logs: LogRepository, agent_id: str, log_id: in
 def catch_up(uow: UnitOfWork, agent_id: str) -> None:
     """Re-index the agent's files and logs that a writer of an earlier release changed without the index."""
     files, logs = uow.index.lagging(agent_id)
+    # Every row locked first, in path order (one lock order: files, then logs, then the index's counters).
+    file_rows = {path: uow.files.lock(agent_id, path) for _, path in sorted(files, key=_by_path) if path is not None}
+    log_rows = {path: uow.logs.lock(agent_id, path) for _, path in sorted(logs, key=_by_path) if path is not None}
     for file_id, path in files:
-        record = uow.files.lock(agent_id, path) if path is not None else None
+        record = file_rows.get(path) if path is not None else None
         if record is None or record.id != file_id or record.current_version == 0:
             uow.index.drop_file(file_id)
             continue
@@ -77,8 +80,12 @@ def catch_up(uow: UnitOfWork, agent_id: str) -> None:
             index_file(uow.index, agent_id, record.id, record.current_version, head.content,
                        uow.index.file_slots(record.id))  # fmt: skip
     for log_id, path in logs:
-        log = uow.logs.lock(agent_id, path) if path is not None else None
+        log = log_rows.get(path) if path is not None else None
         if log is None or log.id != log_id:
             uow.index.drop_entries(log_id)
             continue
         index_log(uow.index, uow.logs, agent_id, log_id, log.last_entry_id - log.entries + 1, log.last_entry_id)
+
+
+def _by_path(found: tuple[int, str | None]) -> str:
+    return found[1] or ""

@@ -63,13 +63,16 @@ class Renames(UseCaseBase):
 
         def work(uow: UnitOfWork) -> DeletePrefixResult:
             files = versions = freed = 0
+            deleted = []
             for listed in uow.files.list(agent_id, literal, None, None):
                 record = uow.files.lock(agent_id, listed.path)
                 if record is None or record.current_version == 0:
                     continue  # deleted meanwhile
-                uow.index.drop_file(record.id)
                 removed, size = uow.files.delete(record.id, self._clock(), self.limits.remembered_deletions)
                 files, versions, freed = files + 1, versions + removed, freed + size
+                deleted.append(record.id)
+            for file_id in deleted:  # after every file's lock (one lock order: files, then the index's counters)
+                uow.index.drop_file(file_id)
             self._count(uow, agent_id, UsageDelta(files=-files, bytes=-freed))
             return DeletePrefixResult(prefix, files, versions)
 
