@@ -116,6 +116,7 @@ class SqlSearchIndex:
         self._c = connection
         self._analyzer = analyzer
         self._terms = search_terms.of(connection)
+        self._keys: dict[str, int | None] = {}  # an agent's key, once read (it never changes)
 
     @property
     def analyzer(self) -> Analyzer:
@@ -247,11 +248,14 @@ class SqlSearchIndex:
 
     def statistics(self, agent_id: str) -> Statistics:
         row = run(self._c, _AGENT, {"agent_id": agent_id}).first()
+        self._keys[agent_id] = None if row is None else int(row.id)
         return Statistics() if row is None else Statistics(row.documents, row.length, Counter(json.loads(row.common)))
 
     def _key(self, agent_id: str) -> int | None:
-        row = run(self._c, _AGENT, {"agent_id": agent_id}).first()
-        return None if row is None else int(row.id)
+        if agent_id not in self._keys:
+            row = run(self._c, _AGENT, {"agent_id": agent_id}).first()
+            self._keys[agent_id] = None if row is None else int(row.id)
+        return self._keys[agent_id]
 
     def frequency(self, agent_id: str, term: str) -> int:
         key = self._key(agent_id)
