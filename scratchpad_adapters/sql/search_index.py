@@ -221,7 +221,7 @@ class SqlSearchIndex:
                 found.extend(run(self._c, _DELETE_ROW, {"row_id": row_id}).values)
         else:
             for at in range(0, len(ids), BATCH):
-                found.extend(self._c.execute(_DELETE_ROWS, {"ids": list(ids[at : at + BATCH])}).tuples())
+                found.extend(tuple(row) for row in self._c.execute(_DELETE_ROWS, {"ids": list(ids[at : at + BATCH])}))
         return [(length, set(self._terms.decode(terms))) for length, terms in found]
 
     def _insert(self, key: int, owner: int, rows: Sequence[tuple[int, IndexRow]]) -> list[int]:
