@@ -13,6 +13,7 @@ from sqlalchemy import Connection, pool
 
 from alembic import context
 from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.search_terms import is_engine_object
 from scratchpad_adapters.sql.tables import metadata
 
 config = context.config
@@ -24,6 +25,7 @@ def _configure(connection: Connection) -> None:
         target_metadata=metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_name=lambda name, kind, _: not is_engine_object(name, kind),  # FTS5's own tables
     )
 
 

@@ -31,6 +31,7 @@ from .sql.keys import SqlKeyStore, SqlRateLimiter
 from .sql.turns import WriterTurns
 from .sql.unit_of_work import SqlUnitOfWork
 from .sql.watchdog import watched
+from .stemming import default_analyzer
 from .timeouts import CALL_TIMEOUT_S, LOCK_TIMEOUT_MS
 
 APP_NAME = "scratchpad-mcp"
@@ -94,7 +95,7 @@ class SqlBackend(Backend):
         on_a_file = sqlite_files.file_of(engine.url) is not None  # a connection out of the pool, turns (held, turns)
         held = HeldConnection(engine) if on_a_file else None
         turns = WriterTurns(lock_timeout_ms) if on_a_file and writer_turns else None
-        unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held, turns=turns)
+        unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held, turns=turns, analyzer=default_analyzer())
 
         def close() -> None:
             if held is not None:
@@ -134,7 +135,9 @@ class MemoryBackend(Backend):
     @classmethod
     def open(cls, url: str, limits: Limits | None, summarizer: Summarizer, lock_timeout_ms: int) -> MemoryBackend:
         connection = memory.connect(url)
-        unit_of_work = functools.partial(MemoryUnitOfWork, connection.database, lock_timeout_ms=lock_timeout_ms)
+        unit_of_work = functools.partial(
+            MemoryUnitOfWork, connection.database, lock_timeout_ms=lock_timeout_ms, analyzer=default_analyzer()
+        )
         store = _scratchpad(unit_of_work, limits, summarizer, on_close=connection.close)
         return cls(
             connection.database, store, ApiKeys(MemoryKeyStore(connection.database), wall_clock_ms), unit_of_work

@@ -9,7 +9,14 @@ from typing import Any
 
 from scratchpad_core.limits import Limits
 from scratchpad_core.model import Usage, UsageDelta
-from scratchpad_core.ports import FileRepository, LogRepository, SummaryRepository, UnitOfWork, UnitOfWorkFactory
+from scratchpad_core.ports import (
+    FileRepository,
+    LogRepository,
+    SearchIndex,
+    SummaryRepository,
+    UnitOfWork,
+    UnitOfWorkFactory,
+)
 from scratchpad_core.quotas import Breach
 from scratchpad_core.service import Scratchpad
 
@@ -52,6 +59,10 @@ class ViewingUnitOfWork:
     @property
     def usage(self) -> UncountedUsage:
         return UncountedUsage(self._inner.usage)
+
+    @property
+    def index(self) -> SearchIndex:
+        return self._inner.index
 
     @property
     def requests(self) -> Any:

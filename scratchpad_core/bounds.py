@@ -12,8 +12,8 @@ from .errors import InvalidInput
 LOG_PAGE_SIZE = 100  # entries in one read_log page, and the most a tail returns
 MAX_LIST_LIMIT = 1000  # files in one list_files page
 MAX_QUERY_CHARS = 1000  # characters of a search query
-MAX_SEARCH_RESULTS = 200  # matching lines one search returns
-DEFAULT_SEARCH_RESULTS = 20  # what a search returns unless asked for more or fewer
+MAX_SEARCH_RESULTS = 200  # passages (or lines, or entries) one search returns
+DEFAULT_SEARCH_RESULTS = 10  # what a search returns unless asked for more or fewer
 SUMMARY_THRESHOLD_CHARS = 8000  # files up to this size are read, not summarized
 
 

@@ -179,3 +179,17 @@ class NotAdvanced:
 
 
 Advance = Advanced | NotAdvanced
+
+
+@dataclass(frozen=True)
+class FileSlots:
+    """A file's index record (scratchpad_core.indexing): its owner id, the version indexed and the slots."""
+
+    owner: int
+    version: int
+    slots: tuple[int, ...]
+
+
+Posting = tuple[int, int, int, int, int]
+"""A document holding a term: (row, owner (a file's index record, or minus a log's id), entry id (0 for a file's
+line), how often the term is in it, how many terms it has). A plain tuple: a search reads thousands."""

@@ -10,14 +10,17 @@ from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol
 
+from .indexing import IndexRow, Statistics
 from .limits import Limits
 from .model import (
     Advance,
     ApiKey,
     FileInfo,
     FileRecord,
+    FileSlots,
     LogEntry,
     LogRecord,
+    Posting,
     StoredRequest,
     Usage,
     UsageDelta,
@@ -27,6 +30,7 @@ from .model import (
 
 if TYPE_CHECKING:
     from .quotas import Breach
+    from .words import Analyzer
 
 
 class FileRepository(Protocol):
@@ -93,9 +97,10 @@ class LogRepository(Protocol):
 
     def lock(self, agent_id: str, path: str) -> LogRecord | None: ...
 
-    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, bool]:
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, bool]:
         """Bump the head counter of the log at `path` (made, with no entries, if it has no row) and store the entry
-        under it; returns the entry id, and whether the log had no entries before (new, or deleted)."""
+        under it; returns the log's id, the entry id, and whether the log had no entries before (new, or
+        deleted)."""
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         """Up to `limit` entries after id `after`, in id order; each says who appended it if `with_by`."""
@@ -138,6 +143,76 @@ class UsageRepository(Protocol):
         quota it would pass and the usage it met (nothing changed)."""
 
 
+class SearchIndex(Protocol):
+    """The word-search index (scratchpad_core.indexing): its rows, each file's slots and version, each log's
+    indexed entries, and each agent's Statistics, changed in the transaction of the content they reflect.
+
+    Owners: a file's rows belong to its index record (an id that stays when the file moves), a log's to minus
+    the log's id. A writer of an earlier release changes content without the index: `lagging` finds what it
+    left behind (files whose indexed version is not their current one; logs whose indexed entries are not
+    their live ones)."""
+
+    @property
+    def analyzer(self) -> Analyzer:
+        """How texts become terms in this store (words.Analyzer, with the composition root's stemmer)."""
+
+    def file_slots(self, file_id: int) -> FileSlots | None:
+        """The file's index record: the version it reflects and its slots (None: nothing indexed)."""
+
+    def splice(
+        self,
+        agent_id: str,
+        file_id: int,
+        version: int,
+        start: int,
+        stop: int,
+        rows: Sequence[IndexRow | None],
+        record: FileSlots | None,
+    ) -> None:
+        """Replace the file's slots start..stop (their rows deleted) with `rows` (None: an empty line), and
+        record that the index reflects `version`; `record` is the file's, as file_slots gave it (None: it has
+        none yet, and gets one)."""
+
+    def drop_file(self, file_id: int) -> None:
+        """Delete the file's rows and record (nothing when it has none)."""
+
+    def move_file(self, from_id: int, to_id: int, version: int) -> None:
+        """The record (and rows) of file from_id become to_id's, at `version` (a rename)."""
+
+    def log_entries(self, log_id: int) -> tuple[int, int] | None:
+        """The first and last entry ids indexed of the log (None: none)."""
+
+    def add_entries(self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]]) -> None:
+        """Index entries (id, rows) after the last one indexed."""
+
+    def drop_entries(self, log_id: int, below: int | None = None) -> None:
+        """Delete the log's rows of entries below `below` (None: all of them, and its record)."""
+
+    def lagging(self, agent_id: str) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
+        """The agent's files and logs, (id, path), whose index does not reflect their content (written by a
+        release that did not index); path None for a record of a file or log that is gone."""
+
+    def statistics(self, agent_id: str) -> Statistics: ...
+
+    def frequency(self, agent_id: str, term: str) -> int:
+        """In how many of the agent's documents the term is."""
+
+    def postings(self, agent_id: str, term: str) -> list[Posting]:
+        """Every document of the agent holding the term."""
+
+    def owners(self, agent_id: str) -> dict[int, str]:
+        """The path of each owner of the agent's rows (a file's record, or minus a log's id)."""
+
+    def owner_slots(self, owner: int) -> Sequence[int]:
+        """A file record's slots, by its owner id."""
+
+    def texts(self, row_ids: Sequence[int]) -> dict[int, str]:
+        """The text of each of these rows."""
+
+    def entry_texts(self, owner: int, entries: Sequence[int]) -> dict[int, str]:
+        """The text of each of these entries of a log (owner: minus its id), its pieces joined."""
+
+
 class UnitOfWork(Protocol):
     """One transaction: leaving the block without commit() rolls back."""
 
@@ -155,6 +230,9 @@ class UnitOfWork(Protocol):
 
     @property
     def requests(self) -> RequestRepository: ...
+
+    @property
+    def index(self) -> SearchIndex: ...
 
     def __enter__(self) -> UnitOfWork: ...
 

@@ -135,10 +135,14 @@ class DeleteLogResult:
     bytes_freed: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class SearchMatch:
+    """A file's passage (lines line..end_line; an exact search's line has no end_line) or a log's entry."""
+
     path: str
-    line: int
+    line: int | None = None
+    end_line: int | None = None
+    entry: int | None = None
     text: str
 
 
@@ -147,7 +151,7 @@ class SearchResult:
     matches: list[SearchMatch]
     count: int
     has_more: bool
-    files_searched: int
+    files_searched: int | None = None  # an exact search's: files read
 
 
 @dataclass(frozen=True)

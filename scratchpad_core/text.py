@@ -7,6 +7,8 @@ from collections.abc import Sequence
 SNIPPET_CONTEXT = 1
 SNIPPET_LINE_CHARS = 160
 SNIPPET_END_ROWS = 4  # a longer snippet keeps this many rows at each end and says how many it leaves out
+MATCH_CHARS = 200  # a longer line in a search result shows this many characters around its match
+_LEAD_CHARS = 60  # of which this many before the match, where the line has them
 
 
 def split_keepends(text: str) -> list[str]:
@@ -48,3 +50,14 @@ def numbered(lines: Sequence[str], first: int, last: int, context: int = SNIPPET
         shown = [*rows[:SNIPPET_END_ROWS], 0, *rows[-SNIPPET_END_ROWS:]]
         return "\n".join(f"…\t({left_out:,} more lines)" if n == 0 else f"{n}\t{clip(lines[n - 1])}" for n in shown)
     return "\n".join(f"{n}\t{clip(lines[n - 1])}" for n in rows)
+
+
+def around(line: str, at: int | None, chars: int = MATCH_CHARS) -> str:
+    """A line as a search result shows it: whole up to `chars`, else `chars` characters around offset `at` (None
+    or 0: from the start), with '…' where it was cut."""
+    if len(line) <= chars:
+        return line
+    start = max(0, min(at - _LEAD_CHARS, len(line) - chars)) if at else 0
+    head = "…" if start else ""
+    tail = "…" if start + chars < len(line) else ""
+    return head + line[start : start + chars] + tail

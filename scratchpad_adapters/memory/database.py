@@ -19,6 +19,8 @@ from scratchpad_core.errors import StorageError
 from scratchpad_core.keys import ApiKey
 from scratchpad_core.model import FileRecord, LogRecord, StoredRequest, Usage, Version
 
+from .search_tables import SearchTables
+
 MEMORY_SCHEME = "memory://"
 
 PathKey = tuple[str, str]  # (agent_id, path)
@@ -105,12 +107,13 @@ class Tables:
     entries: dict[int, tuple[EntryRow, ...]] = field(default_factory=dict)  # by log id, in id order
     agents: dict[str, Usage] = field(default_factory=dict)
     requests: dict[str, Mapping[str, StoredRequest]] = field(default_factory=dict)  # by agent, oldest first
+    search: SearchTables = field(default_factory=SearchTables)  # the word-search index (search_index.py)
 
     def copy(self) -> Tables:
         """A copy to change: of the tables, not of the (immutable) rows they hold."""
         return Tables(
             self.files.copy(), dict(self.versions), dict(self.summaries), self.logs.copy(), dict(self.entries),
-            dict(self.agents), dict(self.requests),
+            dict(self.agents), dict(self.requests), self.search.copy(),
         )  # fmt: skip
 
 

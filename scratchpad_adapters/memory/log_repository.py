@@ -20,7 +20,7 @@ class MemoryLogRepository:
     def lock(self, agent_id: str, path: str) -> LogRecord | None:
         return self.get(agent_id, path)  # a writing unit of work holds the whole store already
 
-    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, bool]:
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, bool]:
         t = self._tx.change()  # as the SQL's UPDATE does, refused in a read-only unit of work
         row = t.logs.find_or_insert(agent_id, path, lambda new: LogRecord(new, agent_id, path, 0, 0, 0, now, now))
         bumped = dataclasses.replace(
@@ -33,7 +33,7 @@ class MemoryLogRepository:
         )
         t.logs[row.id] = bumped
         t.entries[row.id] = (*t.entries.get(row.id, ()), EntryRow(bumped.last_entry_id, entry, size, now, by))
-        return bumped.last_entry_id, row.entries == 0
+        return row.id, bumped.last_entry_id, row.entries == 0
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         rows = self._tx.tables.entries.get(log_id, ())

@@ -5,12 +5,15 @@ from __future__ import annotations
 from types import TracebackType
 
 from scratchpad_core.errors import StorageBusy
+from scratchpad_core.words import Analyzer
 
+from ..stemming import default_analyzer
 from ..timeouts import LOCK_TIMEOUT_MS
 from .database import MemoryDatabase, Transaction
 from .file_repository import MemoryFileRepository
 from .log_repository import MemoryLogRepository
 from .request_repository import MemoryRequestRepository
+from .search_index import MemorySearchIndex
 from .summary_repository import MemorySummaryRepository
 from .usage_repository import MemoryUsageRepository
 
@@ -27,11 +30,18 @@ class MemoryUnitOfWork:
     summaries: MemorySummaryRepository
     usage: MemoryUsageRepository
     requests: MemoryRequestRepository
+    index: MemorySearchIndex
 
     def __init__(
-        self, database: MemoryDatabase, *, read_only: bool = False, lock_timeout_ms: int = LOCK_TIMEOUT_MS
+        self,
+        database: MemoryDatabase,
+        *,
+        read_only: bool = False,
+        lock_timeout_ms: int = LOCK_TIMEOUT_MS,
+        analyzer: Analyzer | None = None,
     ) -> None:
         self._database = database
+        self._analyzer = analyzer or default_analyzer()
         self._read_only = read_only
         self._lock_timeout_s = lock_timeout_ms / 1000
         self._transaction: Transaction | None = None
@@ -45,6 +55,7 @@ class MemoryUnitOfWork:
         self.summaries = MemorySummaryRepository(transaction)
         self.usage = MemoryUsageRepository(transaction)
         self.requests = MemoryRequestRepository(transaction)
+        self.index = MemorySearchIndex(transaction, self._analyzer)
         return self
 
     def commit(self) -> None:

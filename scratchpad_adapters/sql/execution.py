@@ -16,8 +16,8 @@ built per call with Connection.execute.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, exc
 from sqlalchemy.sql import Executable
@@ -64,6 +64,8 @@ class Rows:
         return [row[0] for row in self.values]
 
 
+T = TypeVar("T")
+
 MAX_COMPILED = 512  # (statement, dialect, parameter names) kept compiled; the adapter uses about 40 a dialect
 
 _Key = tuple[int, str, tuple[str, ...]]
@@ -86,30 +88,35 @@ class StatementCache:
 
     def run(self, connection: Connection, statement: Executable, params: Mapping[str, Any]) -> Rows:
         """Execute a statement built once with these parameters inside the connection's transaction."""
-        dialect = connection.dialect
-        key = (id(statement), dialect.name, tuple(sorted(params)))
+        sql, order, compiled = self._prepared(connection, statement, params)
+        values = compiled.construct_params(params)
+        args: Any = [values[name] for name in order] if order is not None else values
+
+        def execute(cursor: Any) -> Rows:
+            cursor.execute(sql, args)
+            names = [column[0] for column in cursor.description] if cursor.description else []
+            return Rows(names, cursor.fetchall() if names else [], cursor.rowcount)
+
+        return _on_cursor(connection, sql, args, execute)
+
+    def run_many(self, connection: Connection, statement: Executable, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Execute a statement built once for each of these parameter sets (the same keys), in one executemany."""
+        if not rows:
+            return
+        sql, order, compiled = self._prepared(connection, statement, rows[0])
+        values = [compiled.construct_params(row) for row in rows]
+        args: Any = [[each[name] for name in order] for each in values] if order is not None else values
+        _on_cursor(connection, sql, args, lambda cursor: cursor.executemany(sql, args))
+
+    def _prepared(
+        self, connection: Connection, statement: Executable, params: Mapping[str, Any]
+    ) -> tuple[str, tuple[str, ...] | None, Any]:
+        key = (id(statement), connection.dialect.name, tuple(sorted(params)))
         prepared = self._compiled.get(key)
         if prepared is None:
             prepared = self._compile(key, connection, statement, params)
         _, sql, order, compiled = prepared
-        values = compiled.construct_params(params)
-        args: Any = [values[name] for name in order] if order is not None else values
-        raw = connection.connection.dbapi_connection
-        assert raw is not None, "the unit of work holds a live connection"
-        cursor = raw.cursor()
-        try:
-            cursor.execute(sql, args)
-            names = [column[0] for column in cursor.description] if cursor.description else []
-            return Rows(names, cursor.fetchall() if names else [], cursor.rowcount)
-        except dialect.loaded_dbapi.Error as error:
-            gone = dialect.is_disconnect(error, raw, cursor)
-            if gone:
-                connection.invalidate()
-            raise exc.DBAPIError.instance(
-                sql, args, error, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect
-            ) from error
-        finally:
-            cursor.close()
+        return sql, order, compiled
 
     def _compile(
         self, key: _Key, connection: Connection, statement: Executable, params: Mapping[str, Any]
@@ -126,5 +133,26 @@ class StatementCache:
         return prepared
 
 
+def _on_cursor(connection: Connection, sql: str, args: Any, work: Callable[[Any], T]) -> T:
+    """Run `work` on a new DBAPI cursor of the connection; a driver error is raised as SQLAlchemy's DBAPIError,
+    and a connection the driver reports as gone is invalidated (as Connection.execute does)."""
+    dialect = connection.dialect
+    raw = connection.connection.dbapi_connection
+    assert raw is not None, "the unit of work holds a live connection"
+    cursor = raw.cursor()
+    try:
+        return work(cursor)
+    except dialect.loaded_dbapi.Error as error:
+        gone = dialect.is_disconnect(error, raw, cursor)
+        if gone:
+            connection.invalidate()
+        raise exc.DBAPIError.instance(
+            sql, args, error, dialect.loaded_dbapi.Error, connection_invalidated=gone, dialect=dialect
+        ) from error
+    finally:
+        cursor.close()
+
+
 STATEMENTS = StatementCache()
 run = STATEMENTS.run
+run_many = STATEMENTS.run_many

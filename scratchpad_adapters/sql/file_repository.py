@@ -31,7 +31,7 @@ from .queries import forgetting, prefix_bounds, under_prefix
 from .tables import file_versions, files, summaries
 from .upserts import insert_ignore
 
-_STREAM_BATCH = 50
+_STREAM_BATCH = 4  # versions in memory at once while a search streams them: memory that does not grow with a store
 f, v, s = files.c, file_versions.c, summaries.c
 
 _BY_PATH = select(files).where(f.agent_id == bindparam("agent_id"), f.path == bindparam("path"))

@@ -21,6 +21,8 @@ from scratchpad_core.text import count_lines
 
 from .exporter import BATCH, FORMAT, FORMAT_VERSION, PLURAL, Counts, Progress, Ticker
 from .import_records import AgentOrder, check_fields, refused
+from .search_build import build as build_search_index
+from .search_index import drop_agent as drop_search_index
 from .tables import agents, file_versions, files, log_entries, logs, summaries
 
 
@@ -165,6 +167,8 @@ def import_(
         _check_end(end, end_line, counts, rest)
         if loader is not None:
             loader.finish()
+        # The export leaves the word-search index out: it is built here, in the import's transaction.
+        build_search_index(connection, sorted(agents_seen), say=progress or (lambda _: None))
     ticker.done()
     return counts
 
@@ -211,6 +215,7 @@ def _has_data(connection: Connection, agent_id: str) -> bool:
 
 
 def _delete_agent(connection: Connection, agent_id: str) -> None:
+    drop_search_index(connection, agent_id)
     file_ids = select(files.c.id).where(files.c.agent_id == agent_id)
     log_ids = select(logs.c.id).where(logs.c.agent_id == agent_id)
     connection.execute(delete(summaries).where(summaries.c.file_id.in_(file_ids)))

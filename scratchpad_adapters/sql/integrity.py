@@ -21,6 +21,7 @@ from scratchpad_core.limits import Limits
 from . import integrity_content as content
 from . import integrity_counts as counts
 from . import integrity_rules as rules
+from . import integrity_search as search
 from .engine import snapshot
 from .integrity_rules import Violation
 from .tables import agents, file_versions, files, log_entries, logs, summaries
@@ -102,6 +103,7 @@ def _all(connection: Connection, agent: str | None, limits: Limits) -> Iterator[
     yield from counts.log_rules(connection, agent)
     yield from counts.counter_rules(connection, agent, limits)
     yield from rules.orphan_rules(connection)
+    yield from search.search_rules(connection, agent)
 
 
 def _sizes(connection: Connection, agent: str | None) -> dict[str, int]:

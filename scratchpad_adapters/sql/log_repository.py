@@ -56,7 +56,7 @@ class SqlLogRepository:
         row = run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
         return None if row is None else LogRecord(**row)
 
-    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, bool]:
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, bool]:
         params = {"agent": agent_id, "log_path": path, "size": size, "now": now}
         bumped = run(self._c, _BUMP, params).first()
         if bumped is None:  # no row yet: make one (a concurrent first append may have just done so), then bump it
@@ -69,7 +69,7 @@ class SqlLogRepository:
             bumped = run(self._c, _BUMP, params).one()
         row = {"log_id": bumped.id, "entry_id": bumped.last_entry_id, "entry": entry, "bytes": size}
         run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by})
-        return bumped.last_entry_id, bumped.entries == 1
+        return bumped.id, bumped.last_entry_id, bumped.entries == 1
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit}).values

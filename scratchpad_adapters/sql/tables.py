@@ -14,12 +14,14 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
     Text,
     UniqueConstraint,
 )
+from sqlalchemy.dialects.postgresql import TSVECTOR
 
 from scratchpad_core.actors import MAX_ACTOR_CHARS, UNKNOWN
 from scratchpad_core.keys import MAX_LABEL_CHARS
@@ -136,6 +138,10 @@ __all__ = [
     "metadata",
     "rate_limits",
     "request_ids",
+    "search_agents",
+    "search_files",
+    "search_logs",
+    "search_rows",
     "summaries",
 ]
 
@@ -173,4 +179,50 @@ request_ids = Table(
     Column("result", Text, nullable=False),
     Column("created_at", Millis, nullable=False),
     Index("ix_request_ids_agent_id_seq", "agent_id", "seq"),
+)
+
+# Word search (scratchpad_core.indexing; migration 0008). Each agent's index has a key (its id here) that
+# scopes its terms ("<id>_<term>"), and its Statistics, changed with its rows. A file's index record says which
+# version it reflects and lists its rows (slots: a blob of int64s); a log's, the entry ids indexed. A row is a
+# document: its text, its terms (a tsvector on PostgreSQL, under a GIN index; on SQLite a space-separated
+# string that the FTS5 table search_fts indexes, kept by triggers) and how many terms it has.
+search_agents = Table(
+    "search_agents",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("agent_id", AgentId, nullable=False, unique=True),
+    Column("documents", BigInteger, nullable=False),
+    Column("length", BigInteger, nullable=False),
+    Column("common", Text, nullable=False),  # JSON: {term: documents} of the common words
+)
+
+search_files = Table(
+    "search_files",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),  # the owner of the file's rows: stays on a rename
+    Column("file_id", Id, nullable=False, unique=True),
+    Column("agent_id", AgentId, nullable=False, index=True),
+    Column("version", Integer, nullable=False),
+    Column("slots", LargeBinary, nullable=False),
+)
+
+search_logs = Table(
+    "search_logs",
+    metadata,
+    Column("log_id", Id, primary_key=True, autoincrement=False),
+    Column("agent_id", AgentId, nullable=False, index=True),
+    Column("first_entry", Integer, nullable=False),
+    Column("last_entry", Integer, nullable=False),
+)
+
+search_rows = Table(
+    "search_rows",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("owner", BigInteger, nullable=False),  # a search_files id, or minus a log's id
+    Column("entry", Integer, nullable=False),  # the log entry's id; 0 for a file's line
+    Column("text", Text, nullable=False),
+    Column("terms", Text().with_variant(TSVECTOR(), "postgresql"), nullable=False),
+    Column("length", Integer, nullable=False),
+    Index("ix_search_rows_owner_entry", "owner", "entry"),
 )

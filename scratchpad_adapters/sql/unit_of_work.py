@@ -7,12 +7,16 @@ from types import TracebackType
 
 from sqlalchemy import Connection, Engine, RootTransaction, exc
 
+from scratchpad_core.words import Analyzer
+
+from ..stemming import default_analyzer
 from .engine import snapshot
 from .errors import classify
 from .file_repository import SqlFileRepository
 from .held import HeldConnection
 from .log_repository import SqlLogRepository
 from .request_repository import SqlRequestRepository
+from .search_index import SqlSearchIndex
 from .summary_repository import SqlSummaryRepository
 from .turns import WriterTurns
 from .usage_repository import SqlUsageRepository
@@ -25,6 +29,7 @@ class SqlUnitOfWork:
     summaries: SqlSummaryRepository
     usage: SqlUsageRepository
     requests: SqlRequestRepository
+    index: SqlSearchIndex
 
     def __init__(
         self,
@@ -33,8 +38,10 @@ class SqlUnitOfWork:
         read_only: bool = False,
         held: HeldConnection | None = None,
         turns: WriterTurns | None = None,
+        analyzer: Analyzer | None = None,
     ) -> None:
         self._engine = engine
+        self._analyzer = analyzer or default_analyzer()
         self._read_only = read_only
         self._held = None if read_only else held  # a snapshot's options would stay on the held connection
         self._turns = None if read_only else turns  # a snapshot writes nothing, and SQLite lets it read meanwhile
@@ -71,6 +78,7 @@ class SqlUnitOfWork:
         self.summaries = SqlSummaryRepository(connection)
         self.usage = SqlUsageRepository(connection)
         self.requests = SqlRequestRepository(connection)
+        self.index = SqlSearchIndex(connection, self._analyzer)
         return self
 
     def commit(self) -> None:

@@ -12,6 +12,7 @@ from ..ports import UnitOfWork
 from ..results import AppendResult, DeleteLogResult, LogInfo, LogListing, LogPage
 from ..retries import Request
 from .base import UseCaseBase, checked
+from .indexer import index_entries
 
 
 class Logs(UseCaseBase):
@@ -25,7 +26,11 @@ class Logs(UseCaseBase):
         request = Request.of(agent_id, request_id, "append_log", AppendResult, path=path, entry=entry)
 
         def work(uow: UnitOfWork) -> AppendResult:
-            entry_id, created = uow.logs.append(agent_id, path, entry, size, self._clock(), actor)
+            log_id, entry_id, created = uow.logs.append(agent_id, path, entry, size, self._clock(), actor)
+            indexed = uow.index.log_entries(log_id)
+            follows = indexed is None if created else indexed is not None and indexed[1] == entry_id - 1
+            if follows:  # else an earlier release wrote to the log: it lags, and a search catches up
+                index_entries(uow.index, agent_id, log_id, [(entry_id, entry)])
             self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))  # created: a log
             return AppendResult(path, entry_id, size)
 
@@ -102,6 +107,7 @@ class Logs(UseCaseBase):
                 self._count(uow, agent_id)
                 return DeleteLogResult(path, deleted=False, entries_removed=0, bytes_freed=0)
             entries, freed = uow.logs.delete(log.id, self._clock(), self.limits.remembered_deletions)
+            uow.index.drop_entries(log.id)
             self._count(uow, agent_id, UsageDelta(logs=-1, log_entries=-entries, bytes=-freed))
             return DeleteLogResult(path, deleted=True, entries_removed=entries, bytes_freed=freed)
 

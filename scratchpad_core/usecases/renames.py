@@ -63,12 +63,16 @@ class Renames(UseCaseBase):
 
         def work(uow: UnitOfWork) -> DeletePrefixResult:
             files = versions = freed = 0
+            deleted = []
             for listed in uow.files.list(agent_id, literal, None, None):
                 record = uow.files.lock(agent_id, listed.path)
                 if record is None or record.current_version == 0:
                     continue  # deleted meanwhile
                 removed, size = uow.files.delete(record.id, self._clock(), self.limits.remembered_deletions)
                 files, versions, freed = files + 1, versions + removed, freed + size
+                deleted.append(record.id)
+            for file_id in deleted:  # after every file's lock (one lock order: files, then the index's counters)
+                uow.index.drop_file(file_id)
             self._count(uow, agent_id, UsageDelta(files=-files, bytes=-freed))
             return DeletePrefixResult(prefix, files, versions)
 
@@ -103,7 +107,15 @@ class Renames(UseCaseBase):
                     "Nothing was changed; delete it first, or choose another path."
                 )
         ids = [(_id(rows[path]), _id(rows[new_path])) for path, new_path in pairs]
+        indexed = [uow.index.file_slots(source) for source, _ in ids]
         numbers = uow.files.move(ids, now, self.limits.remembered_deletions)
+        for (path, _), (from_id, to_id), record, number in zip(pairs, ids, indexed, numbers, strict=True):
+            uow.index.drop_file(to_id)  # a record an earlier release left at the destination
+            moved = rows[path]
+            if record is not None and moved is not None and record.version == moved.current_version:
+                uow.index.move_file(from_id, to_id, number)
+            else:
+                uow.index.drop_file(from_id)  # it lags: the destination is indexed by the next search
         return [RenameResult(p, n, v) for (p, n), v in zip(pairs, numbers, strict=True)]
 
 

@@ -1,20 +1,21 @@
-"""search_files: find lines in the current version of the agent's files."""
+"""search_files: passages of the agent's files and log entries that hold the query's words, best first (the
+default); or, with exact=True (or regex=True), lines of the current files matching the query, in path order."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 from ..bounds import DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
-from ..errors import InvalidInput
+from ..errors import InvalidInput, StorageError
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import Matcher, UnitOfWork
 from ..results import SearchMatch, SearchResult
-from ..text import split_keepends
+from ..text import around, split_keepends
 from .base import UseCaseBase
-
-MATCH_CHARS = 200
-_LEAD_CHARS = 60
+from .indexer import catch_up
+from .passages import word_search
 
 
 class Search(UseCaseBase):
@@ -25,15 +26,51 @@ class Search(UseCaseBase):
         prefix: str | None = None,
         *,
         max_results: int = DEFAULT_SEARCH_RESULTS,
+        exact: bool = False,
         regex: bool = False,
         case_sensitive: bool = False,
     ) -> SearchResult:
-        """Lines matching `query` (a literal, or a regular expression with regex=True), in path order."""
+        """Passages of the agent's files and log entries holding the query's words, best first; with exact=True,
+        lines holding the query as it is (regex=True: a regular expression), in path order."""
         agent_id = check_agent_id(agent_id)
         prefix = check_prefix(prefix)
         if not query or len(query) > MAX_QUERY_CHARS:
             raise InvalidInput(f"Invalid query: it must be 1..{MAX_QUERY_CHARS} characters.")
         check_range("max_results", max_results, MAX_SEARCH_RESULTS)
+        if exact or regex:
+            result = self._lines(agent_id, query, prefix, max_results, regex, case_sensitive)
+        else:
+            result = self._words(agent_id, query, prefix, max_results)
+        self._transact(lambda uow: self._count(uow, agent_id, UsageDelta()))
+        return result
+
+    def _words(self, agent_id: str, query: str, prefix: str, max_results: int) -> SearchResult:
+        """The search reads a snapshot, after the agent's index has caught up with what an earlier release wrote."""
+
+        def work(uow: UnitOfWork) -> SearchResult | None:
+            terms = list(dict.fromkeys(uow.index.analyzer.terms(query)))
+            if not terms:
+                raise InvalidInput(
+                    "Invalid query: it has no word (letters or digits) to search for; "
+                    "use exact=true to find punctuation or symbols."
+                )
+            if first and uow.index.lagging(agent_id) != ([], []):
+                return None
+            return word_search(uow.index, agent_id, terms, prefix, max_results)
+
+        first = True
+        result = self._transact(work, read_only=True)
+        if result is None:
+            first = False  # if another old-release write landed meanwhile, search what is indexed
+            with contextlib.suppress(StorageError):  # a store that may not write (a viewer's) searches what is indexed
+                self._transact(lambda uow: catch_up(uow, agent_id))
+            result = self._transact(work, read_only=True)
+        assert result is not None
+        return result
+
+    def _lines(
+        self, agent_id: str, query: str, prefix: str, max_results: int, regex: bool, case_sensitive: bool
+    ) -> SearchResult:
         matcher = self._matcher(query, regex, case_sensitive)
 
         def work(uow: UnitOfWork) -> SearchResult:
@@ -50,15 +87,13 @@ class Search(UseCaseBase):
                     if len(matches) == max_results:
                         more = True
                         break
-                    matches.append(SearchMatch(path, number, _window(line, at)))
+                    matches.append(SearchMatch(path=path, line=number, text=around(line, at)))
                 if more:
                     break
             return SearchResult(matches, len(matches), more, files)
 
-        # The scan reads a snapshot, so a long search holds up no writer; the operation is counted after.
-        result = self._transact(work, read_only=True)
-        self._transact(lambda uow: self._count(uow, agent_id, UsageDelta()))
-        return result
+        # The scan reads a snapshot, so a long search holds up no writer.
+        return self._transact(work, read_only=True)
 
     def _matcher(self, query: str, regex: bool, case_sensitive: bool) -> Matcher:
         if regex:
@@ -73,12 +108,3 @@ class Search(UseCaseBase):
 
 def _found(index: int) -> int | None:
     return None if index < 0 else index
-
-
-def _window(line: str, at: int) -> str:
-    if len(line) <= MATCH_CHARS:
-        return line
-    start = max(0, min(at - _LEAD_CHARS, len(line) - MATCH_CHARS))
-    head = "…" if start else ""
-    tail = "…" if start + MATCH_CHARS < len(line) else ""
-    return head + line[start : start + MATCH_CHARS] + tail

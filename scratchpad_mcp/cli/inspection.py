@@ -10,7 +10,7 @@ import time
 
 import click
 
-from scratchpad_core.bounds import LOG_PAGE_SIZE, MAX_SEARCH_RESULTS
+from scratchpad_core.bounds import DEFAULT_SEARCH_RESULTS, LOG_PAGE_SIZE, MAX_SEARCH_RESULTS
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.results import LogEntryOut
 from scratchpad_core.visible_text import screen_line
@@ -238,33 +238,45 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
 @inspection_command("search")
 @agent_option
 @click.argument("query")
-@click.option("--regex", is_flag=True, help="QUERY is a regular expression, not literal text.")
+@click.option("--exact", is_flag=True, help="Lines holding QUERY as it is (case folded), in path order.")
+@click.option("--regex", is_flag=True, help="Lines matching QUERY as a regular expression, in path order.")
 @prefix_option
 @click.option(
     "--limit",
     metavar="N",
     type=click.IntRange(1, MAX_SEARCH_RESULTS),
-    default=100,
+    default=DEFAULT_SEARCH_RESULTS,
     show_default=True,
-    help="Matches to show at most.",
+    help="Results to show at most.",
 )
 @json_option
-def search(inspection: Inspection, agent_id: str, query: str, regex: bool, prefix: str | None, limit: int,
-           as_json: bool) -> None:  # fmt: skip
-    """Find the lines of an agent's files that match QUERY.
+def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex: bool, prefix: str | None,
+           limit: int, as_json: bool) -> None:  # fmt: skip
+    """Find what an agent stored, by the words of QUERY.
 
-    QUERY is literal text (or a regular expression with --regex), matched case-insensitively against the
-    current version of each file, in path order.
+    By default QUERY is words (a question works): the passages of the agent's files and the log entries that
+    hold them, best first, each shown as its lines (path:line: text; a log entry as path#entry: text), passages
+    apart by a line "--". --exact finds the lines holding QUERY as it is, --regex those matching it as a
+    regular expression, both in the current version of each file, in path order.
     """
-    found = inspection.store.search_files(inspection.agent(agent_id), query, prefix, max_results=limit, regex=regex)
+    found = inspection.store.search_files(
+        inspection.agent(agent_id), query, prefix, max_results=limit, exact=exact, regex=regex
+    )
     if as_json:
         emit_json(found)
         return
-    for match in found.matches:
-        click.echo(f"{screen_line(match.path)}:{match.line}: {screen_line(match.text)}")
+    for number, match in enumerate(found.matches):
+        if match.end_line is not None and number:
+            click.echo("--")
+        if match.entry is not None:
+            click.echo(f"{screen_line(match.path)}#{match.entry}: {screen_line(match.text)}")
+            continue
+        first = match.line or 0
+        for offset, line in enumerate(match.text.split("\n") if match.end_line is not None else [match.text]):
+            click.echo(f"{screen_line(match.path)}:{first + offset}: {screen_line(line)}")
     if found.has_more:
         advice = "narrow the query or --prefix, or raise --limit"
-        click.echo(f"scratchpad-mcp: more matches than {limit}: {advice}.", err=True)
+        click.echo(f"scratchpad-mcp: more results than {limit}: {advice}.", err=True)
 
 
 @inspection_command("stats")

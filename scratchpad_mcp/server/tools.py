@@ -40,7 +40,7 @@ INSTRUCTIONS = """\
 Private, versioned storage for your notes, plans and logs; it survives between sessions. Paths are relative, \
 of [a-zA-Z0-9/_.-], e.g. notes/plan.md. Save tokens: once you have read a file, read it again with \
 since_version=<the version you hold> and format=compact to get only the changes; change files with edit_file \
-or insert_lines instead of rewriting them; read long files in slices (start_line, max_lines); find lines with \
+or insert_lines instead of rewriting them; read long files in slices (start_line, max_lines); find by words with \
 search_files; summarize_file gives the gist of a long file. Logs: append_log, then read_log with \
 since_entry=<last_entry_id> (or tail) to catch up."""
 
@@ -151,7 +151,7 @@ def register_tools(
 
     @mcp.tool(annotations=READ)
     def list_versions(agent_id: AgentArg, path: PathArg) -> UseCase[r.VersionList]:
-        """A file's retained versions: number, bytes, lines, sha256, time."""
+        """A file's retained versions."""
         return lambda a: store.list_versions(a, path)
 
     @mcp.tool(annotations=KEEP)
@@ -179,23 +179,22 @@ def register_tools(
         limit: Annotated[int | None, Field(description="Page size, 1-{max_list}; omit: all.")] = None,
         cursor: Annotated[str | None, Field(description="next_cursor of the last page.")] = None,
     ) -> UseCase[r.FileListing]:
-        """Your files by path: version, bytes, times."""
+        """Your files, by path."""
         return lambda a: store.list_files(a, prefix, limit=limit, cursor=cursor)
 
     @mcp.tool(annotations=READ, slow=True)
     def search_files(
         agent_id: AgentArg,
-        query: Annotated[str, Field(description="Text, or a regex with regex=true.")],
+        query: Annotated[str, Field(description="Words; a question works.")],
         prefix: PrefixArg = None,
-        max_results: Annotated[
-            int, Field(description="At most this many lines, 1-{max_results}.")
-        ] = DEFAULT_SEARCH_RESULTS,
-        regex: Annotated[bool, Field(description="query is a regular expression.")] = False,
-        case_sensitive: Annotated[bool, Field(description="Match case exactly.")] = False,
+        max_results: Annotated[int, Field(description="At most this many, 1-{max_results}.")] = DEFAULT_SEARCH_RESULTS,
+        exact: Annotated[bool, Field(description="Match query as it is.")] = False,
+        regex: Annotated[bool, Field(description="query is a regex.")] = False,
+        case_sensitive: Annotated[bool, Field(description="exact/regex: match case.")] = False,
     ) -> UseCase[r.SearchResult]:
-        """Find lines in your files: path, line number, text."""
+        """Passages of your files and logs with query's words, best first; exact=true: literal lines."""
         return lambda a: store.search_files(
-            a, query, prefix, max_results=max_results, regex=regex, case_sensitive=case_sensitive
+            a, query, prefix, max_results=max_results, exact=exact, regex=regex, case_sensitive=case_sensitive
         )
 
     @mcp.tool(annotations=KEEP, payload=("entry",))
@@ -213,7 +212,7 @@ def register_tools(
         agent_id: AgentArg,
         path: PathArg,
         since_entry: Annotated[int | None, Field(description="last_entry_id you got; omit: from the start.")] = None,
-        limit: Annotated[int | None, Field(description="Page size, 1-{log_page} (default {log_page}).")] = None,
+        limit: Annotated[int | None, Field(description="Page size, 1-{log_page}.")] = None,
         tail: Annotated[int | None, Field(description="Instead, the newest N (1-{log_page}).")] = None,
         show_by: Annotated[bool, Field(description="Say who wrote each entry.")] = False,
     ) -> UseCase[r.LogPage]:
@@ -222,7 +221,7 @@ def register_tools(
 
     @mcp.tool(annotations=READ)
     def list_logs(agent_id: AgentArg, prefix: PrefixArg = None) -> UseCase[r.LogListing]:
-        """Your logs: path, entries, bytes, last_entry_id, time."""
+        """Your logs and their sizes."""
         return lambda a: store.list_logs(a, prefix)
 
     @mcp.tool(annotations=DESTROY)

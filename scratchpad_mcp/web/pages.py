@@ -156,14 +156,15 @@ class Pages:
     async def search(self, request: Request) -> Response:
         agent_id = request.path_params["agent"]
         query = request.query_params.get("q", "")
+        exact = request.query_params.get("exact") == "1"
         regex = request.query_params.get("regex") == "1"
 
         def build(viewer: Viewer) -> dict[str, Any]:
             self.seen(viewer, agent_id)
             result = None
-            if query:
-                result = self._store.search_files(agent_id, query, max_results=200, regex=regex)
-            return {"agent": agent_id, "query": query, "regex": regex, "result": result,
+            if query:  # by words unless exact or regex, as the tool and the command line do
+                result = self._store.search_files(agent_id, query, max_results=200, exact=exact, regex=regex)
+            return {"agent": agent_id, "query": query, "exact": exact, "regex": regex, "result": result,
                     "page_lines": reading.FILE_PAGE_LINES}  # fmt: skip
 
         return await self.page(request, "search.html", build)

@@ -23,7 +23,7 @@ from tests.recount_memory import MemoryRecounter
 
 A = "agent-a"
 MEMORY = Path(memory_package.__file__).parent
-SHARED = {"timeouts"}  # the adapter modules every backend reads; nothing of the SQL adapter
+SHARED = {"timeouts", "stemming"}  # the adapter modules every backend reads (the one stemmer: rankings agree); no SQL
 
 
 @pytest.fixture

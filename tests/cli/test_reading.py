@@ -69,14 +69,30 @@ def test_a_long_log_is_read_page_by_page(filled: Scratchpad, inspect) -> None:
     assert [json.loads(line)["id"] for line in lines] == list(range(1, 251))
 
 
-def test_search_literal_and_regex(filled: Scratchpad, inspect) -> None:
-    literal = inspect("search", "-a", "alice", "STEP T")
+def test_search_by_words(filled: Scratchpad, inspect) -> None:
+    """The default: passages (path:line: each of their lines) and entries (path#entry: text), best first."""
+    found = inspect("search", "-a", "alice", "what is the goal?")
+    assert found.out.splitlines() == ["plans/plan.md:1: goal: ship", "plans/plan.md:2: step one, done"]
+    steps = inspect("search", "-a", "alice", "entry 3")
+    assert steps.out.splitlines()[0] == "runs/today.log#3: entry 3"
+    passages = json.loads(inspect("search", "-a", "alice", "step three", "--json").out)
+    assert [(m["path"], m["line"], m["end_line"]) for m in passages["matches"]] == [
+        ("plans/plan.md", 3, 4), ("plans/plan.md", 1, 2)]  # fmt: skip
+    assert "files_searched" not in passages
+    limited = inspect("search", "-a", "alice", "entry", "--limit", "1")
+    assert len(limited.out.splitlines()) == 1 and "more results than 1" in limited.err
+    refused = inspect("search", "-a", "alice", "?!")
+    assert refused.code != 0 and "no word" in refused.err
+
+
+def test_search_exact_and_regex(filled: Scratchpad, inspect) -> None:
+    literal = inspect("search", "-a", "alice", "STEP T", "--exact")
     assert literal.out.splitlines() == ["plans/plan.md:3: step two", "plans/plan.md:4: step three"]
     found = json.loads(inspect("search", "-a", "alice", r"^step \w+$", "--regex", "--json").out)
     assert [(m["path"], m["line"]) for m in found["matches"]] == [("plans/plan.md", 3), ("plans/plan.md", 4)]
     assert found["files_searched"] == 2
-    limited = inspect("search", "-a", "alice", "step", "--limit", "1")
-    assert len(limited.out.splitlines()) == 1 and "more matches than 1" in limited.err
+    limited = inspect("search", "-a", "alice", "step", "--exact", "--limit", "1")
+    assert len(limited.out.splitlines()) == 1 and "more results than 1" in limited.err
 
 
 def test_stats(filled: Scratchpad, inspect) -> None:

@@ -47,7 +47,8 @@ def test_b_cannot_read_a(populated: Scratchpad, recount: Recounter) -> None:
     assert populated.list_files(B).files == []
     assert populated.list_files(B, "shared/").files == []
     assert populated.list_logs(B).logs == []
-    search = populated.search_files(B, "notes")
+    assert populated.search_files(B, "notes").matches == []
+    search = populated.search_files(B, "notes", exact=True)
     assert (search.matches, search.files_searched) == ([], 0)
     assert recount.snapshot(A) == before
 

@@ -1,4 +1,5 @@
-"""list_files (literal prefixes, byte order, paging) and search_files."""
+"""list_files (literal prefixes, byte order, paging) and search_files's exact and regex modes (the default word
+search: test_word_search.py)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def test_prefix_is_literal_and_case_sensitive(store: Scratchpad) -> None:
     for literal in ("%", "a%", "*", "a_%", "a b"):
         assert paths(store, literal) == []
         assert store.search_files(A, "a", literal).matches == []
+        assert store.search_files(A, "a", literal, exact=True).matches == []
         assert store.list_logs(A, literal).logs == []
 
 
@@ -131,12 +133,12 @@ def corpus(store: Scratchpad) -> Scratchpad:
     return store
 
 
-def found(result: SearchResult) -> list[tuple[str, int, str]]:
+def found(result: SearchResult) -> list[tuple[str, int | None, str]]:
     return [(m.path, m.line, m.text) for m in result.matches]
 
 
 def test_literal_search_is_case_insensitive_by_default(corpus: Scratchpad) -> None:
-    result = corpus.search_files(A, "hello")
+    result = corpus.search_files(A, "hello", exact=True)
     assert found(result) == [
         ("notes/a.md", 1, "Hello World"),
         ("notes/a.md", 3, "hello again"),
@@ -144,20 +146,20 @@ def test_literal_search_is_case_insensitive_by_default(corpus: Scratchpad) -> No
         ("other/c.md", 2, "hello"),
     ]
     assert (result.count, result.has_more, result.files_searched) == (4, False, 3)
-    assert result.matches[0] == SearchMatch("notes/a.md", 1, "Hello World")
+    assert result.matches[0] == SearchMatch(path="notes/a.md", line=1, text="Hello World")
 
 
 def test_case_sensitive_search(corpus: Scratchpad) -> None:
-    result = corpus.search_files(A, "hello", case_sensitive=True)
+    result = corpus.search_files(A, "hello", case_sensitive=True, exact=True)
     assert found(result) == [("notes/a.md", 3, "hello again"), ("other/c.md", 2, "hello")]
-    assert found(corpus.search_files(A, "HELLO", case_sensitive=True)) == [("notes/b.md", 1, "HELLO")]
+    assert found(corpus.search_files(A, "HELLO", case_sensitive=True, exact=True)) == [("notes/b.md", 1, "HELLO")]
 
 
 def test_literal_search_ignores_regex_syntax(corpus: Scratchpad) -> None:
-    assert found(corpus.search_files(A, "(x+y)")) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
-    assert found(corpus.search_files(A, "3.5")) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
-    assert found(corpus.search_files(A, "3x5")) == []
-    assert found(corpus.search_files(A, "h.llo")) == []
+    assert found(corpus.search_files(A, "(x+y)", exact=True)) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
+    assert found(corpus.search_files(A, "3.5", exact=True)) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
+    assert found(corpus.search_files(A, "3x5", exact=True)) == []
+    assert found(corpus.search_files(A, "h.llo", exact=True)) == []
 
 
 def test_regex_search(corpus: Scratchpad) -> None:
@@ -193,19 +195,19 @@ def test_search_reports_no_line_past_the_end_of_a_file(store: Scratchpad) -> Non
 
 
 def test_search_with_a_prefix(corpus: Scratchpad) -> None:
-    result = corpus.search_files(A, "hello", prefix="notes/")
+    result = corpus.search_files(A, "hello", prefix="notes/", exact=True)
     assert [m.path for m in result.matches] == ["notes/a.md", "notes/a.md", "notes/b.md"]
     assert result.files_searched == 2
-    assert corpus.search_files(A, "hello", prefix="nothing/").files_searched == 0
+    assert corpus.search_files(A, "hello", prefix="nothing/", exact=True).files_searched == 0
 
 
 def test_max_results_and_has_more(corpus: Scratchpad) -> None:
-    two = corpus.search_files(A, "hello", max_results=2)
+    two = corpus.search_files(A, "hello", max_results=2, exact=True)
     assert found(two) == [("notes/a.md", 1, "Hello World"), ("notes/a.md", 3, "hello again")]
     assert (two.count, two.has_more) == (2, True)
-    three = corpus.search_files(A, "hello", max_results=3)
+    three = corpus.search_files(A, "hello", max_results=3, exact=True)
     assert (three.count, three.has_more) == (3, True)
-    exact = corpus.search_files(A, "hello", max_results=4)
+    exact = corpus.search_files(A, "hello", max_results=4, exact=True)
     assert (exact.count, exact.has_more) == (4, False)
     for bad in (0, 201):
         with pytest.raises(InvalidInput):
@@ -216,8 +218,8 @@ def test_search_reads_only_current_versions_of_files(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", "needle\n")
     store.write_file(A, "f.txt", "haystack\n")
     store.append_log(A, "f.log", "needle in a log")
-    assert store.search_files(A, "needle").matches == []
-    assert found(store.search_files(A, "hay")) == [("f.txt", 1, "haystack")]
+    assert store.search_files(A, "needle", exact=True).matches == []
+    assert found(store.search_files(A, "hay", exact=True)) == [("f.txt", 1, "haystack")]
 
 
 def test_bad_queries_are_invalid(corpus: Scratchpad) -> None:

@@ -33,6 +33,7 @@ _FILE = "(SELECT id FROM files WHERE agent_id = 'alice' AND path = '{}')"
 _LOG = "(SELECT id FROM logs WHERE agent_id = 'alice' AND path = '{}')"
 A, BIG, GONE, FILE_TOMB2 = _FILE.format("a.md"), _FILE.format("big.md"), _FILE.format("gone.md"), _FILE.format("x.md")
 NOTES, OLD = _LOG.format("notes"), _LOG.format("old")
+A_ROWS = f"(SELECT id FROM search_files WHERE file_id = {A})"  # the owner of a.md's word-search index rows
 V9 = sha256_hex("v9\n")  # the hash of a content no version holds
 NEW_VERSION = "INSERT INTO file_versions (file_id, version, content, bytes, lines, sha256, created_at) VALUES"
 NEW_ENTRY = "INSERT INTO log_entries (log_id, entry_id, entry, bytes, created_at) VALUES"
@@ -52,11 +53,12 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
         {"version-gap"},
     ),
     "head-mismatch": ([f"UPDATE files SET sha256 = 'beef' WHERE id = {A}"], {"head-mismatch"}),
+    # Content changed behind the store's back is no longer what the word-search index holds: search-file too.
     "version-size": ([f"UPDATE file_versions SET content = 'v4!!' WHERE file_id = {A} AND version = 5"],
-                     {"version-size", "version-hash"}),  # another content: another hash too
+                     {"version-size", "version-hash", "search-file"}),  # another content: another hash too
     # the head's content replaced by another of the same size and lines: only its hash tells
     "version-hash": ([f"UPDATE file_versions SET content = 'zz' || char(10) WHERE file_id = {A} AND version = 5"],
-                     {"version-hash"}),
+                     {"version-hash", "search-file"}),
     "version-hash-old": ([f"UPDATE file_versions SET sha256 = '{V9}' WHERE file_id = {A} AND version = 3"],
                          {"version-hash"}),
     "version-lines": ([f"UPDATE file_versions SET lines = 2 WHERE file_id = {A} AND version = 4"], {"version-lines"}),
@@ -69,10 +71,12 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
     "summary-version": ([f"UPDATE summaries SET version = 7 WHERE file_id = {BIG}"], {"summary-version"}),
     "log-state": ([f"UPDATE logs SET entries = -1 WHERE id = {OLD}"], {"log-state"}),
     "log-counters": ([f"UPDATE logs SET bytes = bytes + 1 WHERE id = {NOTES}"], {"log-counters"}),
-    "entry-gap": ([f"UPDATE log_entries SET entry_id = 0 WHERE log_id = {NOTES} AND entry_id = 1"], {"entry-gap"}),
-    "entry-head": ([f"UPDATE logs SET last_entry_id = last_entry_id + 1 WHERE id = {NOTES}"], {"entry-head"}),
+    "entry-gap": ([f"UPDATE log_entries SET entry_id = 0 WHERE log_id = {NOTES} AND entry_id = 1"],
+                  {"entry-gap", "search-entry"}),  # the index holds entry 1, not 0
+    "entry-head": ([f"UPDATE logs SET last_entry_id = last_entry_id + 1 WHERE id = {NOTES}"],
+                   {"entry-head", "search-lag"}),  # the live entries are now 2..4, the index holds 1..3
     "entry-size": ([f"UPDATE log_entries SET entry = 'twelve bytes' WHERE log_id = {NOTES} AND entry_id = 2"],
-                   {"entry-size"}),
+                   {"entry-size", "search-entry"}),
     "tombstone-entries": (
         [f"{NEW_ENTRY} ({OLD}, 2, 'late', 4, 0)",
          "UPDATE agents SET bytes = bytes + 4, log_entries = log_entries + 1 WHERE agent_id = 'alice'"],
@@ -98,6 +102,17 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
     "orphan-versions": ([f"{NEW_VERSION} (9999, 1, 'x', 1, 1, 'x', 0)"], {"orphan-versions"}),
     "orphan-summaries": ([f"{NEW_SUMMARY} (9999, 1, 's', 'm', 0)"], {"orphan-summaries"}),
     "orphan-entries": ([f"{NEW_ENTRY} (9999, 1, 'x', 1, 0)"], {"orphan-entries"}),
+    # the word-search index, changed behind the store's back
+    "search-file": ([f"DELETE FROM search_rows WHERE owner = {A_ROWS}"], {"search-file", "search-counters"}),
+    "search-file-text": ([f"UPDATE search_rows SET text = 'v9' WHERE owner = {A_ROWS}"], {"search-file"}),
+    "search-terms": ([f"UPDATE search_rows SET length = length + 1 WHERE owner = {A_ROWS}"],
+                     {"search-file", "search-counters"}),  # its terms are not its text's; the statistics differ
+    "search-entry": ([f"UPDATE search_rows SET text = 'tw0' WHERE owner = -{NOTES} AND entry = 2"], {"search-entry"}),
+    "search-lag": ([f"UPDATE search_files SET version = version - 1 WHERE file_id = {A}"], {"search-lag"}),
+    "search-counters": (["UPDATE search_agents SET documents = documents + 1 WHERE agent_id = 'alice'"],
+                        {"search-counters"}),
+    "orphan-search-rows": (["INSERT INTO search_rows (owner, entry, text, terms, length) VALUES (99999, 0, '', '', 0)"],
+                           {"search-orphan"}),
 }  # fmt: skip
 
 

@@ -23,7 +23,8 @@ async def test_agents_are_isolated(client: Client) -> None:
     assert await ok(client, "read_log", {**b, "path": "diary"}) == EMPTY_PAGE  # b's own diary: never written
     assert "File not found" in await refused(client, "summarize_file", {**b, "path": "secret.md"})
     assert await ok(client, "list_files", b) == {"files": [], "count": 0}
-    assert await ok(client, "search_files", {**b, "query": "only"}) == {
+    assert await ok(client, "search_files", {**b, "query": "only"}) == {"matches": [], "count": 0, "has_more": False}
+    assert await ok(client, "search_files", {**b, "query": "only", "exact": True}) == {
         "matches": [],
         "count": 0,
         "has_more": False,

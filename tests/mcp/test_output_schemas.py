@@ -21,7 +21,7 @@ LISTS = {
     "read_log": ("entries", "of {id, entry, created_at, by}"),
     "list_logs": ("logs", "of {path, entries, bytes, last_entry_id, updated_at}"),
     "list_versions": ("versions", "of {version, bytes, lines, sha256, created_at, by}"),
-    "search_files": ("matches", "of {path, line, text}"),
+    "search_files": ("matches", "of {path, line, end_line, entry, text}"),
 }
 
 

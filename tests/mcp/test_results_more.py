@@ -42,13 +42,24 @@ async def test_edit_insert_versions_restore(client: Client) -> None:
 
 async def test_search_list_and_delete_logs(client: Client) -> None:
     await ok(client, "write_file", {**A, "path": "s1", "content": "one needle\nnothing\n"})
-    found = await ok(client, "search_files", {**A, "query": "NEEDLE"})
+    found = await ok(client, "search_files", {**A, "query": "NEEDLE", "exact": True})
     assert found == {
         "matches": [{"path": "s1", "line": 1, "text": "one needle"}],
         "count": 1,
         "has_more": False,
         "files_searched": 1,
     }
+    await ok(client, "append_log", {**A, "path": "needles", "entry": "two needles"})
+    found = await ok(client, "search_files", {**A, "query": "needles?"})  # words: a passage, an entry
+    assert found == {
+        "matches": [
+            {"path": "needles", "entry": 1, "text": "two needles"},
+            {"path": "s1", "line": 1, "end_line": 2, "text": "one needle\nnothing"},
+        ],
+        "count": 2,
+        "has_more": False,
+    }
+    await ok(client, "delete_log", {**A, "path": "needles"})
     await ok(client, "append_log", {**A, "path": "lg", "entry": "abc"})
     logs = await ok(client, "list_logs", A)
     assert logs["count"] == 1

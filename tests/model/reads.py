@@ -13,7 +13,7 @@ reply's hunks turn the model's old version into its current text) or [] when the
 - read_log: the entries after since_entry (at most `limit`), has_more, last_entry_id the page's last id (or
   since_entry), total the entries after since_entry; an empty or deleted log is an empty page;
 - list_logs: logs holding entries, by path; list_versions: each retained version's size, lines and sha256;
-- get_usage_stats: the counters and quotas; search_files (literal): lines holding the query (case folded
+- get_usage_stats: the counters and quotas; search_files (exact): lines holding the query (case folded
   unless case_sensitive), in path then line order, at most max_results, has_more when there were more.
 """
 
@@ -126,8 +126,8 @@ def get_usage_stats(limits: Limits, a: Agent) -> Reply:
                       "log_entries": limits.quota_log_entries}}  # fmt: skip
 
 
-def search_files(limits: Limits, a: Agent, query: str, prefix: str | None = None, max_results: int = 20,
-                 case_sensitive: bool = False) -> Reply:  # fmt: skip
+def search_files(limits: Limits, a: Agent, query: str, prefix: str | None = None, max_results: int = 10,
+                 case_sensitive: bool = False, exact: bool = True) -> Reply:  # fmt: skip
     def holds(line: str) -> bool:
         return query in line if case_sensitive else query.lower() in line.lower()
 

@@ -87,8 +87,10 @@ def view(tool: str, reply: dict[str, Any]) -> dict[str, Any]:
             kept[name] = [{key: item[key] for key in READ_FIELDS[name]} for item in value]
     if tool == "read_log":
         kept["entries"] = [[item["id"], item["entry"]] for item in kept["entries"]]
-    if tool == "search_files" and kept["has_more"]:
-        del kept["files_searched"]
+    if tool == "search_files":
+        kept["matches"] = [{k: v for k, v in item.items() if v is not None} for item in kept["matches"]]
+        if kept["has_more"]:
+            del kept["files_searched"]
     return kept
 
 
@@ -261,10 +263,10 @@ class Stateful(RuleBasedStateMachine):
             self._read(agent, tool, {"path": path})
         elif tool == "get_usage_stats":
             self._read(agent, tool, {})
-        else:  # search_files, literal
+        else:  # search_files, exact (the word search has its own machine: test_search_model.py)
             query = data.draw(st.sampled_from(sorted(set(self._words(agent)))) if live else QUERIES)
             args = {"query": query, "prefix": data.draw(PREFIXES), "max_results": data.draw(st.integers(1, 4)),
-                    "case_sensitive": data.draw(st.booleans())}  # fmt: skip
+                    "case_sensitive": data.draw(st.booleans()), "exact": True}  # fmt: skip
             self._read(agent, tool, args)
 
     def _words(self, agent: str) -> list[str]:
@@ -388,6 +390,7 @@ def test_reads_of_a_deep_history_agree_with_the_model(database_url: str) -> None
         first = machine._read("ann", "list_files", {"prefix": None, "limit": 1, "cursor": None})
         assert first is not None and first["next_cursor"] == "a.md"
         machine._read("ann", "list_files", {"prefix": None, "limit": 1, "cursor": "a.md"})
-        machine._read("ann", "search_files", {"query": "X", "prefix": None, "max_results": 1, "case_sensitive": False})
+        machine._read("ann", "search_files", {"query": "X", "prefix": None, "max_results": 1, "case_sensitive": False,
+                                              "exact": True})  # fmt: skip
     finally:
         machine.teardown()

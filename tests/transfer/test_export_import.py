@@ -16,7 +16,9 @@ from scratchpad_adapters import open_store
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.exporter import export
 from scratchpad_adapters.sql.importer import import_
+from scratchpad_adapters.sql.integrity import check
 from scratchpad_core.errors import InvalidInput
+from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
 from tests.conftest import FakeSummarizer, create_postgres_database, drop_postgres_database
 from tests.recount import SqlRecounter
@@ -158,3 +160,25 @@ def test_cli_export_and_import_show_progress_and_filter_by_agent(tmp_path: Path)
     assert "imported 2 agents" in loaded.stderr and exported(target) == dump.read_text(encoding="utf-8")
     again = run_cli("--database", target, "import", "-", stdin=dump.read_text(encoding="utf-8"))
     assert again.returncode == 1 and "already has data" in again.stderr and "Traceback" not in again.stderr
+
+
+def test_the_export_leaves_the_index_out_and_an_import_rebuilds_it(tmp_path: Path) -> None:
+    source, target = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 't.db'}"
+    with open_store(source, summarizer=FakeSummarizer()) as store:
+        fill(store)
+    dump = exported(source)
+    assert "search" not in {json.loads(line)["type"] for line in dump.splitlines()}
+    with open_store(target) as store:
+        store.write_file("bob", "stale.md", "a word only bob's old data held: zeppelin\n")
+    imported(target, dump, replace=True)  # bob's index is replaced with the imported data's
+    with open_store(target) as store:
+        assert [(m.path, m.line) for m in store.search_files("alice", "plan").matches] == [("notes/plan.md", 1)]
+        assert [m.entry for m in store.search_files("alice", "entry 249", max_results=1).matches] == [250]
+        assert store.search_files("bob", "zeppelin").matches == []
+        assert [m.path for m in store.search_files("bob", "two").matches] == ["crlf.txt"]
+    engine = make_engine(target)
+    try:
+        report = check(engine, Limits())
+    finally:
+        engine.dispose()
+    assert report.ok, list(report.lines())

@@ -113,7 +113,12 @@ def test_sign_in_then_every_page_and_a_diff(site: Site, browser: Any) -> None:
     browser.get(f"{site.ui}/a/{agent}/log/runs/today.log")
     assert "started" in text_of(browser, "entries")
     browser.get(f"{site.ui}/a/{agent}/search?q=outline")
-    assert "docs/plan.md" in text_of(browser, "matches") and "1 matching line" in text_of(browser, "summary")
+    assert "docs/plan.md" in text_of(browser, "matches") and "1 result, best first" in text_of(browser, "summary")
+    browser.find_element(By.ID, "exact").click()
+    browser.find_element(By.CSS_SELECTOR, "form.search button").click()
+    WebDriverWait(browser, WAIT).until(lambda b: "exact=1" in b.current_url)
+    wait_for(browser, "#summary")
+    assert "1 matching line in" in text_of(browser, "summary")
 
 
 def test_stored_script_is_shown_as_text_and_never_runs(site: Site, browser: Any) -> None:

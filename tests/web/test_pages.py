@@ -73,8 +73,10 @@ def test_a_long_file_shows_in_windows_of_numbered_lines(backend: Backend, local:
     assert ids(last, r'<tr id="L(\d+)"') == list(range(2 * FILE_PAGE_LINES + 1, total + 1))
     assert 'id="next-lines"' not in last and f"of {total:,}" in last
     assert f'<span class="n">x_{total}</span>' in last  # coloured as Python
-    found = local.get(f"/a/bot/search?q=x_{total} ").text  # a search leads to the window holding the line
-    assert f'href="/a/bot/file/big.py?start={2 * FILE_PAGE_LINES + 1}#L{total}"' in found
+    found = local.get(f"/a/bot/search?q=x_{total} ").text  # a search leads to the window holding its passage
+    assert f'href="/a/bot/file/big.py?start={2 * FILE_PAGE_LINES + 1}#L{total - 1}"' in found
+    exact = local.get(f"/a/bot/search?q=x_{total} &exact=1").text  # the line itself
+    assert f'href="/a/bot/file/big.py?start={2 * FILE_PAGE_LINES + 1}#L{total}"' in exact
 
 
 def test_a_diff_between_any_two_retained_versions(backend: Backend, local: TestClient) -> None:

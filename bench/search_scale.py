@@ -1,0 +1,248 @@
+"""Word search at scale, and what the index costs writers (issue 22), in process through the library.
+
+    uv run python -m bench.search_scale [--only size agents writes] [--postgres URL] [--queries 50]
+
+- size: search time on an agent holding ~100 MiB in 1,000 files against one holding 1 MiB (10 files), on SQLite
+  and PostgreSQL: the median of --queries questions (each a few words of the store's own vocabulary, frequent
+  and rare, and common English words). Text is drawn from a vocabulary of 30,000 words with Zipf frequencies
+  (as in real text a few words are everywhere and most are rare), 80-character lines.
+- agents: on PostgreSQL, one agent's search (it holds --agent-kib, 100 KiB) alone in its database, and among
+  1,000 agents holding as much each.
+- writes: the previous release (c93ce99, before the index; its packages taken from git history) side by side
+  with this one, each in its own process on a SQLite file and on PostgreSQL: write_file of 1 KiB (a new first
+  line each time) and a one-line edit_file of a ~1 MiB file (medians over --calls calls, after a warm-up).
+
+Figures only, no asserts; they go to the README.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from bench.common import create_database, drop_database, markdown_table
+from scratchpad_adapters import open_store
+from scratchpad_core.limits import MIB, Limits
+from scratchpad_core.service import Scratchpad
+
+DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+PREVIOUS = "c93ce99"
+ROOT = Path(__file__).resolve().parents[1]
+VOCABULARY = 30_000
+LIMITS = Limits(quota_bytes=200 * MIB, quota_files=2000)
+COMMON = ["the", "a", "to", "of", "and", "in", "is", "it", "that", "was", "for", "on", "we", "did", "when", "what"]
+
+
+class Text:
+    """Lines of Zipf-distributed pseudo-words, the same for a seed."""
+
+    def __init__(self, seed: int = 5) -> None:
+        self.rng = random.Random(seed)
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        words: set[str] = set()
+        while len(words) < VOCABULARY:
+            words.add("".join(self.rng.choice(letters) for _ in range(self.rng.randint(3, 10))))
+        self.words = sorted(words)
+        self.rng.shuffle(self.words)
+        weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
+        self.mixed = [*COMMON, *self.words]
+        self.cumulative = list(itertools.accumulate([0.4] * len(COMMON) + weights))  # ~40% common words
+
+    def line(self) -> str:
+        out: list[str] = []
+        while sum(len(w) + 1 for w in out) < 80:
+            out.extend(self.rng.choices(self.mixed, cum_weights=self.cumulative, k=4))
+        return " ".join(out)
+
+    def file(self, size: int) -> str:
+        lines: list[str] = []
+        total = 0
+        while total < size:
+            line = self.line()
+            lines.append(line)
+            total += len(line) + 1
+        return "\n".join(lines) + "\n"
+
+    def question(self) -> str:
+        """Two common English words, two frequent and two rare words of the store."""
+        frequent = self.rng.choices(self.words[:300], k=2)
+        rare = self.rng.choices(self.words[300:20_000], k=2)
+        return " ".join([*self.rng.sample(COMMON, 2), *frequent, *rare]) + "?"
+
+
+def median_ms(store: Scratchpad, agent: str, queries: list[str]) -> float:
+    store.search_files(agent, queries[0])  # warm
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        store.search_files(agent, query)
+        times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+
+
+@contextmanager
+def database(kind: str, postgres: str, keep: Path | None = None) -> Iterator[str]:
+    if kind == "sqlite" and keep is not None:
+        yield f"sqlite:///{keep.resolve()}"
+    elif kind == "sqlite":
+        with tempfile.TemporaryDirectory() as folder:
+            yield f"sqlite:///{folder}/scale.db"
+    else:
+        url = create_database(postgres, "bench_scale")
+        try:
+            yield url
+        finally:
+            drop_database(postgres, url)
+
+
+def fill(store: Scratchpad, agent: str, files: int, size: int, text: Text, say: str) -> None:
+    started = time.perf_counter()
+    for n in range(files):
+        store.write_file(agent, f"notes/{n:04d}.md", text.file(size))
+        if n % 100 == 99:
+            print(f"  {say}: {n + 1} files, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
+def size_rows(postgres: str, queries: int, backends: list[str], keep: Path | None) -> list[list[str]]:
+    rows = []
+    for kind in backends:
+        with database(kind, postgres, keep) as url:
+            store = open_store(url, limits=LIMITS)
+            try:
+                text = Text()
+                asked = [text.question() for _ in range(queries)]
+                if not store.list_files("large", limit=1).files:  # a kept SQLite file is filled once
+                    fill(store, "small", 10, 100 * 1024, text, f"{kind} 1 MiB")
+                    fill(store, "large", 1000, 100 * 1024, text, f"{kind} 100 MiB")
+                small, large = median_ms(store, "small", asked), median_ms(store, "large", asked)
+                rows.append([kind, f"{small:.1f}", f"{large:.1f}", f"{large / small:.2f}"])
+            finally:
+                store.close()
+    return rows
+
+
+def agents_rows(postgres: str, queries: int, size: int) -> list[list[str]]:
+    text = Text(seed=9)
+    asked = [text.question() for _ in range(queries)]
+    times = []
+    for others in (0, 999):
+        with database("postgres", postgres) as url:
+            store = open_store(url, limits=LIMITS)
+            try:
+                fill(store, "me", 1, size, Text(seed=9), "me")
+                for n in range(others):
+                    store.write_file(f"other-{n:04d}", "notes.md", text.file(size))
+                    if n % 100 == 99:
+                        print(f"  {n + 1} other agents", file=sys.stderr, flush=True)
+                times.append(median_ms(store, "me", asked))
+            finally:
+                store.close()
+    return [["postgres", f"{times[0]:.1f}", f"{times[1]:.1f}", f"{times[1] / times[0]:.2f}"]]
+
+
+WRITER = """
+import json, statistics, sys, time
+from bench.common import markdown_file
+from scratchpad_adapters import open_store
+url, calls = sys.argv[1], int(sys.argv[2])
+store = open_store(url)
+body = "\\n".join(markdown_file(40, seed=11).split("\\n")[1:])
+def kib(n): return (f"# revision {n}\\n" + body)[:1024]
+lines = markdown_file(22_000, seed=3).split("\\n")
+big = "\\n".join(lines)[:1_000_000]
+store.write_file("w", "big.md", big)
+def timed(step, n):
+    for i in range(max(3, n // 10)): step(-1 - i)
+    times = []
+    for i in range(n):
+        started = time.perf_counter(); step(i); times.append(time.perf_counter() - started)
+    return statistics.median(times) * 1000
+def write(i): store.write_file("w", "small.md", kib(i + 100_000))
+state = {"text": lines[500]}
+def edit(i):
+    new = f"edited line {i} of the big file"
+    store.edit_file("w", "big.md", state["text"], new); state["text"] = new
+print(json.dumps({"write": timed(write, calls), "edit": timed(edit, calls)}))
+store.close()
+"""
+
+
+def previous_release(folder: Path) -> Path | None:
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS, "scratchpad_core", "scratchpad_adapters",
+                              "alembic", "bench"], capture_output=True, check=False)  # fmt: skip
+    if archive.returncode != 0:
+        return None
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+def run_writer(code: Path, url: str, calls: int) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(WRITER), url, str(calls)], cwd=code, text=True,
+                          env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True, check=True)  # fmt: skip
+    result: dict[str, float] = json.loads(done.stdout)
+    return result
+
+
+def writes_rows(postgres: str, calls: int, rounds: int) -> list[list[str]]:
+    rows: list[list[str]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        previous = previous_release(Path(folder))
+        if previous is None:
+            print(f"the previous release ({PREVIOUS}) is not in git history: no side by side", file=sys.stderr)
+            return rows
+        for kind in ("sqlite", "postgres"):
+            figures: dict[str, list[dict[str, float]]] = {"previous": [], "this": []}
+            for round_ in range(rounds):
+                order: list[tuple[str, Path]] = [("previous", previous), ("this", ROOT)]
+                for name, code in order if round_ % 2 == 0 else order[::-1]:
+                    with database(kind, postgres) as url:
+                        figures[name].append(run_writer(code, url, calls))
+            for op, label in (("write", "write_file 1 KiB"), ("edit", "edit_file, 1 line of ~1 MiB")):
+                before = statistics.median(f[op] for f in figures["previous"])
+                after = statistics.median(f[op] for f in figures["this"])
+                rows.append([kind, label, f"{before:.2f}", f"{after:.2f}", f"{after / before:.2f}",
+                             f"{before / after:.2f}"])  # fmt: skip
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*", default=["size", "agents", "writes"])
+    parser.add_argument("--postgres", default=os.environ.get("SCRATCHPAD_TEST_POSTGRES_URL", DEFAULT_POSTGRES))
+    parser.add_argument("--queries", type=int, default=50)
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--backends", default="sqlite,postgres", help="for size")
+    parser.add_argument("--agent-kib", type=int, default=100, help="agents: what each agent holds")
+    parser.add_argument("--keep", type=Path, default=None, help="size: a SQLite file to fill once and reuse")
+    args = parser.parse_args()
+    steps: dict[str, Callable[[], None]] = {
+        "size": lambda: print(markdown_table(
+            ["backend", "1 MiB: ms/search", "100 MiB in 1,000 files: ms/search", "ratio"],
+            size_rows(args.postgres, args.queries, args.backends.split(","), args.keep), right=[1, 2, 3])),
+        "agents": lambda: print(markdown_table(
+            ["backend", "alone: ms/search", "among 1,000 agents: ms/search", "ratio"],
+            agents_rows(args.postgres, args.queries, args.agent_kib * 1024), right=[1, 2, 3])),
+        "writes": lambda: print(markdown_table(
+            ["backend", "call", "previous ms", "this ms", "cost ratio", "throughput ratio"],
+            writes_rows(args.postgres, args.calls, args.rounds), right=[2, 3, 4, 5])),
+    }  # fmt: skip
+    for name in args.only:
+        steps[name]()
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""`db check`'s rules on the word-search index: it holds exactly the current versions and the live entries.
+
+Read in the check's snapshot, a file (or log) at a time, with the store's own rules (scratchpad_core.indexing,
+the analyzer of scratchpad_adapters.stemming): each live file's index record is at its current version and its
+rows, in slot order, are its lines; each live log's record covers its live entries and its rows are their
+text; each row's terms are its text's; no row or record belongs to nothing; each agent's statistics are a
+recount of its rows. A file written by a release that did not index lags (search-lag): a search catches it up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from sqlalchemy import Connection, and_, select
+
+from scratchpad_core.indexing import MAX_TF, Statistics, rows_of, rows_of_lines, split_text
+
+from ..stemming import default_analyzer
+from .integrity_rules import Violation, scoped
+from .search_index import unpack
+from .search_terms import of as terms_of
+from .tables import file_versions, files, log_entries, logs, search_agents, search_files, search_logs, search_rows
+
+f, v, g, e = files.c, file_versions.c, logs.c, log_entries.c
+sa, sf, sl, sr = search_agents.c, search_files.c, search_logs.c, search_rows.c
+BATCH = 50
+
+
+def search_rules(connection: Connection, agent: str | None) -> Iterator[Violation]:
+    recount: dict[str, Statistics] = {}
+    yield from _files(connection, agent, recount)
+    yield from _logs(connection, agent, recount)
+    yield from _orphans(connection, agent)
+    yield from _statistics(connection, agent, recount)
+
+
+Stored = dict[int, tuple[int, str, Counter[str], int]]  # row id -> entry, text, terms (counted), length
+
+
+def _rows(connection: Connection, owner: int) -> Stored:
+    decode = terms_of(connection).decode
+    query = select(sr.id, sr.entry, sr.text, sr.terms, sr.length).where(sr.owner == owner)
+    return {r.id: (r.entry, r.text, Counter(decode(r.terms)), r.length) for r in connection.execute(query)}
+
+
+def _same(counted: Counter[str], length: int, terms: tuple[str, ...] | list[str]) -> bool:
+    """Stored terms (each counted at most MAX_TF times) and length against a text's terms."""
+    capped = {t: min(n, MAX_TF) for t, n in counted.items()}
+    return length == len(terms) and capped == {t: min(n, MAX_TF) for t, n in Counter(terms).items()}
+
+
+def _pages(connection: Connection, query: Any, key: Any) -> Iterator[Any]:
+    after = -(2**62)
+    while True:
+        page = connection.execute(query.where(key > after).order_by(key).limit(BATCH)).all()
+        if not page:
+            return
+        yield from page
+        after = getattr(page[-1], key.key)
+
+
+def _count(recount: dict[str, Statistics], agent_id: str, stored: Stored) -> None:
+    stats = recount.setdefault(agent_id, Statistics())
+    stats.change(default_analyzer().common, [(length, set(terms)) for _, _, terms, length in stored.values()], [])
+
+
+def _files(connection: Connection, agent: str | None, recount: dict[str, Statistics]) -> Iterator[Violation]:
+    analyzer = default_analyzer()
+    query = (
+        select(f.id, f.agent_id, f.path, f.current_version, v.content, sf.id.label("owner"), sf.version, sf.slots)
+        .select_from(
+            files.outerjoin(file_versions, and_(v.file_id == f.id, v.version == f.current_version)).outerjoin(
+                search_files, sf.file_id == f.id
+            )
+        )
+        .where(scoped(f.agent_id, agent), f.current_version > 0)
+    )
+    for row in _pages(connection, query, f.id):
+        if row.owner is None or row.version != row.current_version:
+            indexed = "nothing" if row.owner is None else f"version {row.version}"
+            if row.owner is not None:
+                _count(recount, row.agent_id, _rows(connection, row.owner))
+            yield Violation("search-lag", row.agent_id, row.path,
+                            f"the index holds {indexed}, the file is at version {row.current_version} (written by "
+                            "an earlier release? the agent's next search catches up)")  # fmt: skip
+            continue
+        stored = _rows(connection, row.owner)
+        if row.content is None:  # no head version to compare with (head-missing says so)
+            _count(recount, row.agent_id, stored)
+            continue
+        slots = unpack(row.slots)
+        expected = rows_of_lines(analyzer, split_text(row.content))
+        _count(recount, row.agent_id, stored)
+        problem = _compare_file(slots, stored, expected)
+        if problem:
+            yield Violation("search-file", row.agent_id, row.path, problem)
+
+
+def _compare_file(slots: tuple[int, ...], stored: Stored, expected: list[Any]) -> str:
+    if len(slots) != len(expected):
+        return f"the index lists {len(slots)} rows, the current version has {len(expected)} (lines and pieces)"
+    listed = {abs(slot) for slot in slots if slot}
+    if listed != set(stored):
+        return f"{len(listed - set(stored))} listed rows are missing, {len(set(stored) - listed)} rows are not listed"
+    for number, (slot, want) in enumerate(zip(slots, expected, strict=True), 1):
+        if want is None or slot == 0:
+            if (want is None) != (slot == 0):
+                return f"slot {number}: an empty line in one of the index and the file, not in the other"
+            continue
+        _, text, terms, length = stored[abs(slot)]
+        if text != want.text or (slot < 0) != want.continued:
+            return f"slot {number}: the index holds other text than the current version"
+        if not _same(terms, length, want.terms):
+            return f"slot {number}: the row's terms are not its text's"
+    return ""
+
+
+def _logs(connection: Connection, agent: str | None, recount: dict[str, Statistics]) -> Iterator[Violation]:
+    analyzer = default_analyzer()
+    query = (
+        select(g.id, g.agent_id, g.path, g.last_entry_id, g.entries, sl.first_entry, sl.last_entry)
+        .select_from(logs.outerjoin(search_logs, sl.log_id == g.id))
+        .where(scoped(g.agent_id, agent), g.entries > 0)
+    )
+    for log in _pages(connection, query, g.id):
+        first = log.last_entry_id - log.entries + 1
+        if (log.first_entry, log.last_entry) != (first, log.last_entry_id):
+            if log.first_entry is not None:
+                _count(recount, log.agent_id, _rows(connection, -log.id))
+            indexed = f"entries {log.first_entry}..{log.last_entry}" if log.first_entry is not None else "nothing"
+            detail = f"the index holds {indexed}, the log's live entries are {first}..{log.last_entry_id}"
+            yield Violation("search-lag", log.agent_id, log.path, f"{detail} (an earlier release? a search catches up)")
+            continue
+        stored = _rows(connection, -log.id)
+        _count(recount, log.agent_id, stored)
+        by_entry: dict[int, list[tuple[str, Counter[str], int]]] = {}
+        for row_id in sorted(stored):
+            entry, text, terms, length = stored[row_id]
+            by_entry.setdefault(entry, []).append((text, terms, length))
+        entries = select(e.entry_id, e.entry).where(e.log_id == log.id).order_by(e.entry_id)
+        for entry_id, text in connection.execute(entries):
+            want = rows_of(analyzer, text)
+            held = by_entry.pop(entry_id, [])
+            if len(held) != len(want) or any(
+                t != r.text or not _same(terms, length, r.terms)
+                for (t, terms, length), r in zip(held, want, strict=True)
+            ):
+                yield Violation("search-entry", log.agent_id, log.path,
+                                f"entry {entry_id}: the index holds other text or terms than the entry")  # fmt: skip
+        if by_entry:
+            yield Violation("search-entry", log.agent_id, log.path,
+                            f"the index holds {len(by_entry)} entries the log does not")  # fmt: skip
+
+
+def _orphans(connection: Connection, agent: str | None) -> Iterator[Violation]:
+    """Rows of no record, and records of no live file or log."""
+    records = select(sf.id)
+    log_records = select(-sl.log_id)
+    stray = (
+        select(sr.owner, sr.id)
+        .where(sr.owner.not_in(records), sr.owner.not_in(log_records))
+        .order_by(sr.owner, sr.id)
+        .limit(1000)
+    )
+    owners = Counter(owner for owner, _ in connection.execute(stray))
+    for owner, count in sorted(owners.items()):
+        yield Violation("search-orphan", None, f"owner {owner}", f"{count} index rows of no file or log record")
+    gone = (
+        select(sf.agent_id, sf.file_id)
+        .select_from(search_files.outerjoin(files, f.id == sf.file_id))
+        .where(scoped(sf.agent_id, agent), (f.id.is_(None)) | (f.current_version <= 0))
+    )
+    for agent_id, file_id in connection.execute(gone):
+        yield Violation("search-lag", agent_id, f"file id {file_id}", "an index record of a file that is gone")
+    gone_logs = (
+        select(sl.agent_id, sl.log_id)
+        .select_from(search_logs.outerjoin(logs, g.id == sl.log_id))
+        .where(scoped(sl.agent_id, agent), (g.id.is_(None)) | (g.entries == 0))
+    )
+    for agent_id, log_id in connection.execute(gone_logs):
+        yield Violation("search-lag", agent_id, f"log id {log_id}", "an index record of a log that is gone")
+
+
+def _statistics(connection: Connection, agent: str | None, recount: dict[str, Statistics]) -> Iterator[Violation]:
+    """Each agent's statistics are a recount of the rows of its (checked) files and logs."""
+    query = select(sa.agent_id, sa.documents, sa.length, sa.common).where(scoped(sa.agent_id, agent))
+    stored = {
+        r.agent_id: Statistics(r.documents, r.length, Counter(json.loads(r.common))) for r in connection.execute(query)
+    }
+    for agent_id in sorted(set(stored) | set(recount)):
+        have, want = stored.get(agent_id, Statistics()), recount.get(agent_id, Statistics())
+        if (have.documents, have.length, +have.common) != (want.documents, want.length, +want.common):
+            yield Violation("search-counters", agent_id, "search statistics",
+                            f"{have.documents} documents of {have.length} terms, a recount gives "
+                            f"{want.documents} of {want.length} (or other common-word counts)")  # fmt: skip

@@ -1,0 +1,190 @@
+"""Word search over the index: documents found term by term, ranked (scratchpad_core.ranking), made passages.
+
+Frequent words (COMMON_WORDS, and any word in more than RARE_DOCUMENTS of the agent's documents) are indexed like
+every word, but a query reads their documents only when its rarer words give fewer passages than asked for,
+rarest first (so "the" never reads a third of a store, and a search's cost does not grow with the store);
+otherwise they count in the score of the passages the rarer words found, read from those passages' own text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import heapq
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ..indexing import MAX_TF, line_starts, rows_of
+from ..model import Posting
+from ..ports import SearchIndex
+from ..ranking import K1, PASSAGE_LINES, B, Scorer, passage_score, window
+from ..results import SearchMatch, SearchResult
+from ..text import MATCH_CHARS, around
+
+RARE_DOCUMENTS = 1000  # a word in more of the agent's documents is frequent, as the common words are
+ENTRY_CHARS = 500  # a longer log entry shows this much around its first match (a line: text.MATCH_CHARS)
+REACH = PASSAGE_LINES - 2  # lines read on each side of a matching line to build its passage
+
+
+@dataclass(frozen=True)
+class Passage:
+    score: float
+    path: str
+    first: int  # a file's first line, or a log entry's id
+    match: SearchMatch
+
+
+def word_search(index: SearchIndex, agent_id: str, terms: list[str], prefix: str, max_results: int) -> SearchResult:
+    stats = index.statistics(agent_id)
+    if not stats.documents:
+        return SearchResult([], 0, False)
+    frequencies = {t: stats.common[t] if t in index.analyzer.common else index.frequency(agent_id, t) for t in terms}
+    frequent = sorted((t for t in terms if t in index.analyzer.common or frequencies[t] > RARE_DOCUMENTS),
+                      key=lambda t: (frequencies[t], t))  # fmt: skip
+    rare = [t for t in terms if t not in frequent]
+    scorer = Scorer.of(terms, frequencies, stats)
+    owners = {owner: path for owner, path in index.owners(agent_id).items() if path.startswith(prefix)}
+    needed = max_results + 1
+    search = _Search(index, scorer, owners)
+    search.add({t: index.postings(agent_id, t) for t in rare})
+    passages = search.passages(needed)
+    for term in frequent:  # a frequent word's own documents are read only when the rarer ones found too few
+        if len(passages) >= needed:
+            break
+        search.add({term: index.postings(agent_id, term)})
+        passages = search.passages(needed)
+    shown = passages[:max_results]
+    return SearchResult([p.match for p in shown], len(shown), len(passages) > max_results)
+
+
+@dataclass
+class _Search:
+    index: SearchIndex
+    scorer: Scorer
+    owners: Mapping[int, str]
+    found: dict[int, tuple[float, int, int]] = field(default_factory=dict)  # row -> (score so far, owner, entry)
+    slots: dict[int, tuple[Sequence[int], list[int]]] = field(default_factory=dict)  # owner -> slots, line starts
+    lines: dict[tuple[int, int], tuple[float, frozenset[str]]] = field(default_factory=dict)  # scores, query words
+
+    def add(self, postings: Mapping[str, list[Posting]]) -> None:
+        """Score the documents of these terms (ranking.Scorer.score, one term at a time, inlined: thousands)."""
+        owners, found, average = self.owners, self.found, self.scorer.average
+        for term, documents in postings.items():
+            weight = self.scorer.weights[term]
+            for row, owner, entry, count, length in documents:
+                if owner in owners:
+                    tf = min(count, MAX_TF)
+                    score = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
+                    before = found.get(row)
+                    found[row] = (score if before is None else before[0] + score, owner, entry)
+
+    def passages(self, needed: int) -> list[Passage]:
+        """The best `needed` passages (fewer when there are no more), best first."""
+        target = 2 * needed  # built in the order of their documents' scores, then sorted by their own
+        found, owners = self.found, self.owners
+        key: Callable[[int], tuple[float, str, int]] = lambda row: (-found[row][0], owners[found[row][1]], row)  # noqa: E731
+        order = heapq.nsmallest(4 * target, found, key=key)  # the best first: usually all that is read
+        built: list[Passage] = []
+        taken: dict[int, list[tuple[int, int]]] = {}  # owner -> lines or entries already in a passage
+        at = 0
+        while at < len(found) and len(built) < target:
+            if at >= len(order):  # the best were not enough: the rest, in order
+                order += sorted(set(found) - set(order), key=key)
+            batch = order[at : at + target]
+            texts = self._read(batch)
+            for row in batch:
+                at += 1
+                passage = self._passage(row, texts, taken.setdefault(self.found[row][1], []))
+                if passage is not None:
+                    built.append(passage)
+                    if len(built) == target:
+                        break
+        built.sort(key=lambda p: (-p.score, p.path, p.first))
+        return built[:needed]
+
+    def _read(self, rows: Sequence[int]) -> dict[tuple[int, int], str]:
+        """(owner, line or entry) -> its text, for the lines around each of these rows and their entries."""
+        wanted: dict[int, set[int]] = {}
+        entries: dict[int, set[int]] = {}
+        for row in rows:
+            _, owner, entry = self.found[row]
+            if owner < 0:
+                entries.setdefault(owner, set()).add(entry)
+                continue
+            slots, starts = self._slots(owner)
+            line = _line_of(slots, starts, row)
+            lines = wanted.setdefault(owner, set())
+            lines.update(range(max(1, line - REACH), min(len(starts) - 1, line + REACH) + 1))
+        ids: list[int] = []
+        where: dict[int, tuple[int, int]] = {}
+        for owner, lines in wanted.items():
+            slots, starts = self._slots(owner)
+            for line in lines:
+                for slot in slots[starts[line - 1] : starts[line]]:
+                    if slot:
+                        ids.append(abs(slot))
+                        where[abs(slot)] = (owner, line)
+        pieces = self.index.texts(ids)
+        texts: dict[tuple[int, int], str] = {}
+        for owner, lines in wanted.items():
+            for line in lines:
+                texts[owner, line] = ""
+        for row_id in ids:  # a long line's pieces, in order
+            texts[where[row_id]] += pieces.get(row_id, "")
+        for owner, numbers in entries.items():
+            for entry, text in self.index.entry_texts(owner, sorted(numbers)).items():
+                texts[owner, entry] = text
+        return texts
+
+    def _slots(self, owner: int) -> tuple[Sequence[int], list[int]]:
+        if owner not in self.slots:
+            slots = self.index.owner_slots(owner)
+            self.slots[owner] = (slots, line_starts(slots))
+        return self.slots[owner]
+
+    def _line(self, owner: int, number: int, text: str) -> tuple[float, frozenset[str]]:
+        """A line's (or entry's) score (its best piece's) and the query words it holds."""
+        key = (owner, number)
+        if key not in self.lines:
+            rows = rows_of(self.index.analyzer, text)
+            score = max((self.scorer.score_terms(r.terms) for r in rows), default=0.0)
+            words = frozenset(self.scorer.weights).intersection(t for r in rows for t in r.terms)
+            self.lines[key] = (score, words)
+        return self.lines[key]
+
+    def _passage(self, row: int, texts: Mapping[tuple[int, int], str], taken: list[tuple[int, int]]) -> Passage | None:
+        _, owner, entry = self.found[row]
+        path = self.owners[owner]
+        analyzer = self.index.analyzer
+        terms = frozenset(self.scorer.weights)
+        if owner < 0:
+            if any(lo <= entry <= hi for lo, hi in taken):
+                return None
+            taken.append((entry, entry))
+            text = texts.get((owner, entry), "")
+            shown = around(text, analyzer.first_match(text, terms) if len(text) > ENTRY_CHARS else 0, ENTRY_CHARS)
+            score = self._line(owner, entry, text)[0]
+            return Passage(score, path, entry, SearchMatch(path=path, entry=entry, text=shown))
+        slots, starts = self._slots(owner)
+        line = _line_of(slots, starts, row)
+        if any(lo <= line <= hi for lo, hi in taken):
+            return None
+        total = len(starts) - 1
+
+        def near(n: int) -> tuple[float, frozenset[str]]:
+            return self._line(owner, n, texts.get((owner, n), ""))
+
+        lo, hi = window(line, total, near, taken)
+        taken.append((lo, hi))
+        lines = [texts.get((owner, n), "") for n in range(lo, hi + 1)]
+        shown = "\n".join(around(t, analyzer.first_match(t, terms) if len(t) > MATCH_CHARS else 0) for t in lines)
+        score = passage_score([near(n)[0] for n in range(lo, hi + 1) if near(n)[0]])
+        return Passage(score, path, lo, SearchMatch(path=path, line=lo, end_line=hi, text=shown))
+
+
+def _line_of(slots: Sequence[int], starts: list[int], row: int) -> int:
+    """The 1-based number of the line whose slots hold this row (a line's first piece, or a further one)."""
+    try:
+        at = slots.index(row)
+    except ValueError:
+        at = slots.index(-row)
+    return bisect.bisect_right(starts, at)
