@@ -101,7 +101,7 @@ def recalled(agent_id: str, files: FileListing, logs: LogListing) -> str:
     lines.append(
         "Read a file with read_file; once you hold version N, read_file with since_version=N returns only what "
         "changed (format='compact' is smallest). Read a log's newest entries with read_log tail=N, later ones with "
-        "since_entry=the last entry id you saw. search_files searches them."
+        "since_entry=the last entry id you saw. search_files finds passages by their words."
     )
     return "\n".join(lines)
 
