@@ -355,7 +355,7 @@ async def test_the_sdk_client_goes_on_after_id_null_answers(
         async with Client(relayed, mode=mode) as client:
             injected_during = await client.call_tool("shout", {"text": "inject"})
             after = await client.call_tool("shout", {"text": "after"})
-            assert [tool.name for tool in (await client.list_tools()).tools] == ["shout"]
+            assert [tool.name for tool in (await client.list_tools()).tools] == ["shout", "echo"]
     assert injected_during.content[0].text == "INJECT"  # type: ignore[union-attr]
     assert after.content[0].text == "AFTER"  # type: ignore[union-attr]
     dropped = [r for r in caplog.records if "unknown/late request id None" in r.getMessage()]
