@@ -12,12 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from sqlalchemy import Update
+from sqlalchemy import Update, update
 
 from scratchpad_adapters.sql import file_repository, usage_repository
+from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.tables import agents
-from scratchpad_core.errors import QuotaExceeded
 from scratchpad_core.limits import Limits
+from scratchpad_core.model import UsageDelta
 from tests.conftest import StoreFactory
 
 pytestmark = pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
@@ -71,23 +72,30 @@ def test_a_write_refused_as_unchanged_goes_ahead_when_another_commits_meanwhile(
 
 
 def test_a_quota_refusal_is_decided_on_the_counters_as_they_stand(
-    make_store: StoreFactory, monkeypatch: pytest.MonkeyPatch
+    make_store: StoreFactory, database_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store, other = make_store(Limits(quota_files=1)), make_store(Limits(quota_files=1))
-    store.write_file("a", "f.md", "F")
+    """The counters' own rule, at the repository: writers of one agent now meet first on its search index's
+    counters (locked before the usage row), so a store's own delete can no longer land between; another
+    transaction that frees a file can, and the locked row then decides."""
+    make_store(Limits(quota_files=1)).write_file("a", "f.md", "F")
+    limits, grow = Limits(quota_files=1), UsageDelta(files=1)
+    engine = make_engine(database_url)
+
+    def free_a_file() -> None:
+        with engine.begin() as connection:
+            connection.execute(update(agents).where(agents.c.agent_id == "a").values(files=agents.c.files - 1))
+
     fired = commit_between(
         monkeypatch,
         usage_repository,
         lambda statement, rows: isinstance(statement, Update) and statement.table is agents and rows.rowcount == 0,
-        lambda: other.delete_file("a", "f.md"),
+        free_a_file,
         nth=2,  # the guarded UPDATE is tried twice (the agent's row might not exist yet): after the second
     )
-
-    written = store.write_file("a", "g.md", "G")  # over the quota when it started; within it once f.md is gone
-
+    with engine.begin() as connection:  # over the quota when it started; within it once the other commits
+        assert usage_repository.SqlUsageRepository(connection).apply("a", grow, limits) is None
     assert fired == [1]
-    assert written.version == 1
-    assert [f.path for f in store.list_files("a").files] == ["g.md"]
-    assert store.get_usage_stats("a").file_count == 1
-    with pytest.raises(QuotaExceeded):  # and a real breach is still refused
-        other.write_file("a", "h.md", "H")
+    with engine.begin() as connection:  # and a real breach is still refused, naming the counters it saw
+        breach = usage_repository.SqlUsageRepository(connection).apply("a", grow, limits)
+        assert breach is not None and breach.usage.files == 1
+    engine.dispose()
