@@ -1,6 +1,6 @@
 """Word search at scale, and what the index costs writers (issue 22), in process through the library.
 
-    uv run python -m bench.search_scale [--only size agents writes] [--postgres URL] [--queries 50]
+    uv run python -m bench.search_scale [--only size agents writes stdio] [--postgres URL] [--queries 50]
 
 - size: search time on an agent holding ~100 MiB in 1,000 files against one holding 1 MiB (10 files), on SQLite
   and PostgreSQL: the median of --queries questions (each a few words of the store's own vocabulary, frequent
@@ -11,6 +11,9 @@
 - writes: the previous release (c93ce99, before the index; its packages taken from git history) side by side
   with this one, each in its own process on a SQLite file and on PostgreSQL: write_file of 1 KiB (a new first
   line each time) and a one-line edit_file of a ~1 MiB file (medians over --calls calls, after a warm-up).
+- stdio: the same two releases as servers over stdio (SQLite), both up at once, a real MCP client calling
+  write_file of 1 KiB on each in turn (the first alternates round by round): calls per second, as issue 22's
+  target is put (at least 0.9x the previous release's throughput).
 
 Figures only, no asserts; they go to the README.
 """
@@ -18,6 +21,7 @@ Figures only, no asserts; they go to the README.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import os
@@ -28,11 +32,14 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.common import create_database, drop_database, markdown_table
+import anyio
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from bench.common import create_database, drop_database, markdown_file, markdown_table
 from scratchpad_adapters import open_store
 from scratchpad_core.limits import MIB, Limits
 from scratchpad_core.service import Scratchpad
@@ -181,9 +188,10 @@ store.close()
 
 def previous_release(folder: Path) -> Path | None:
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS, "scratchpad_core", "scratchpad_adapters",
-                              "alembic", "bench"], capture_output=True, check=False)  # fmt: skip
+                              "scratchpad_mcp", "alembic", "bench"], capture_output=True, check=False)  # fmt: skip
     if archive.returncode != 0:
         return None
+    folder.mkdir(exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     return folder
 
@@ -217,9 +225,62 @@ def writes_rows(postgres: str, calls: int, rounds: int) -> list[list[str]]:
     return rows
 
 
+@contextlib.asynccontextmanager
+async def stdio_server(code: Path, db: Path) -> AsyncIterator[ClientSession]:
+    """The release in `code` as a server over stdio on a SQLite file, initialized."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRATCHPAD_")} | {"SCRATCHPAD_DB_PATH": str(db)}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "scratchpad_mcp"], env=env, cwd=code)
+    with (db.parent / "servers.stderr").open("a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+async def write_rate(session: ClientSession, calls: int) -> float:
+    """Calls per second of write_file 1 KiB (a new first line each time), after a warm-up."""
+    body = "\n".join(markdown_file(40, seed=11).split("\n")[1:])
+
+    async def write(n: int) -> None:
+        content = (f"# revision {n}\n" + body)[:1024]
+        result = await session.call_tool("write_file", {"agent_id": "w", "path": "small.md", "content": content})
+        assert not result.is_error, result
+
+    for n in range(max(3, calls // 10)):
+        await write(-1 - n)
+    started = time.perf_counter()
+    for n in range(calls):
+        await write(n)
+    return calls / (time.perf_counter() - started)
+
+
+async def stdio_throughput(previous: Path, folder: Path, calls: int, rounds: int) -> dict[str, list[float]]:
+    """Both releases up at once; each round measures one, then the other (the first alternates)."""
+    releases = {"previous": previous, "this": ROOT}
+    rates: dict[str, list[float]] = {name: [] for name in releases}
+    for number in range(rounds):
+        async with contextlib.AsyncExitStack() as stack:
+            sessions = {name: await stack.enter_async_context(stdio_server(code, folder / f"{name}-{number}.db"))
+                        for name, code in releases.items()}  # fmt: skip
+            order = list(sessions) if number % 2 == 0 else list(sessions)[::-1]
+            for name in order:
+                rates[name].append(await write_rate(sessions[name], calls))
+    return rates
+
+
+def stdio_rows(calls: int, rounds: int) -> list[list[str]]:
+    with tempfile.TemporaryDirectory() as folder:
+        previous = previous_release(Path(folder) / "previous")
+        if previous is None:
+            print(f"the previous release ({PREVIOUS}) is not in git history: no side by side", file=sys.stderr)
+            return []
+        rates = anyio.run(stdio_throughput, previous, Path(folder), calls, rounds)
+    before, after = statistics.median(rates["previous"]), statistics.median(rates["this"])
+    return [["sqlite, stdio", "write_file 1 KiB", f"{before:.0f}", f"{after:.0f}", f"{after / before:.2f}"]]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", nargs="*", default=["size", "agents", "writes"])
+    parser.add_argument("--only", nargs="*", default=["size", "agents", "writes", "stdio"])
     parser.add_argument("--postgres", default=os.environ.get("SCRATCHPAD_TEST_POSTGRES_URL", DEFAULT_POSTGRES))
     parser.add_argument("--queries", type=int, default=50)
     parser.add_argument("--calls", type=int, default=300)
@@ -238,6 +299,9 @@ def main() -> None:
         "writes": lambda: print(markdown_table(
             ["backend", "call", "previous ms", "this ms", "cost ratio", "throughput ratio"],
             writes_rows(args.postgres, args.calls, args.rounds), right=[2, 3, 4, 5])),
+        "stdio": lambda: print(markdown_table(
+            ["backend", "call", "previous calls/s", "this calls/s", "throughput ratio"],
+            stdio_rows(args.calls * 3, args.rounds * 2), right=[2, 3, 4])),
     }  # fmt: skip
     for name in args.only:
         steps[name]()
