@@ -21,6 +21,7 @@ from scratchpad_core.indexing import MAX_TF, Statistics, rows_of, rows_of_lines,
 from ..stemming import default_analyzer
 from .integrity_rules import Violation, scoped
 from .search_index import unpack
+from .search_terms import VOCAB
 from .search_terms import of as terms_of
 from .tables import file_versions, files, log_entries, logs, search_agents, search_files, search_logs, search_rows
 
@@ -35,6 +36,27 @@ def search_rules(connection: Connection, agent: str | None) -> Iterator[Violatio
     yield from _logs(connection, agent, recount)
     yield from _orphans(connection, agent)
     yield from _statistics(connection, agent, recount)
+    yield from _engine(connection)
+
+
+def _engine(connection: Connection) -> Iterator[Violation]:
+    """SQLite: FTS5's own index, which a search reads, holds exactly the index rows' terms (each term's rows and
+    occurrences, from fts5vocab). PostgreSQL's GIN index is the database's own business."""
+    if connection.dialect.name != "sqlite":
+        return
+    rows: Counter[str] = Counter()
+    occurrences: Counter[str] = Counter()
+    for (terms,) in connection.execute(select(sr.terms)):
+        words = terms.split()
+        occurrences.update(words)
+        rows.update(set(words))
+    held = {term: (doc, cnt) for term, doc, cnt in connection.exec_driver_sql(f"SELECT term, doc, cnt FROM {VOCAB}")}
+    wrong = sorted(t for t in held.keys() | occurrences.keys() if held.get(t, (0, 0)) != (rows[t], occurrences[t]))
+    if wrong:
+        yield Violation("search-engine", None, "search_fts",
+                        f"SQLite's full-text index disagrees with the index rows on {len(wrong)} terms (first "
+                        f"{wrong[0]!r}): searches may miss or invent text. Rebuild it with sqlite3: INSERT INTO "
+                        "search_fts(search_fts) VALUES ('rebuild')")  # fmt: skip
 
 
 Stored = dict[int, tuple[int, str, Counter[str], int]]  # row id -> entry, text, terms (counted), length

@@ -136,6 +136,7 @@ SQLITE_DROP = (
     "DROP TABLE IF EXISTS search_vocab",
     "DROP TABLE IF EXISTS search_fts",
 )
+VOCAB = "search_vocab_rows"  # each term of FTS5's index: the rows that hold it, its occurrences
 ENGINE_TABLES = ("search_fts", "search_vocab")  # SQLite's FTS5 tables (and their shadow tables) start so
 GIN_INDEX = "ix_search_rows_terms"
 

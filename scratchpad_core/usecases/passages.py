@@ -4,6 +4,8 @@ Frequent words (COMMON_WORDS, and any word in more than RARE_DOCUMENTS of the ag
 every word, but a query reads their documents only when its rarer words give fewer passages than asked for,
 rarest first (so "the" never reads a third of a store, and a search's cost does not grow with the store);
 otherwise they count in the score of the passages the rarer words found, read from those passages' own text.
+A query of frequent words only reads all of them but the common English words (a line holding more of them
+must rank higher, and only their documents say which lines do).
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ def word_search(index: SearchIndex, agent_id: str, terms: list[str], prefix: str
     owners = {owner: path for owner, path in index.owners(agent_id).items() if path.startswith(prefix)}
     needed = max_results + 1
     search = _Search(index, scorer, owners)
+    if not rare:  # every word is frequent: all but the common English ones are read, so that a line holding
+        rare = [t for t in frequent if t not in index.analyzer.common]  # more of them ranks higher
+        frequent = [t for t in frequent if t not in rare]
     search.add({t: index.postings(agent_id, t) for t in rare})
     passages = search.passages(needed)
     for term in frequent:  # a frequent word's own documents are read only when the rarer ones found too few

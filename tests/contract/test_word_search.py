@@ -9,6 +9,7 @@ from scratchpad_core.indexing import PIECE_CHARS
 from scratchpad_core.results import SearchMatch, SearchResult
 from scratchpad_core.service import Scratchpad
 from scratchpad_core.text import MATCH_CHARS
+from scratchpad_core.usecases.passages import RARE_DOCUMENTS
 
 A, B = "agent-a", "agent-b"
 
@@ -149,6 +150,17 @@ def test_raising_max_results_reaches_every_passage(store: Scratchpad) -> None:
     for bad in (0, 201):
         with pytest.raises(InvalidInput, match="max_results"):
             store.search_files(A, "topic", max_results=bad)
+
+
+def test_a_line_holding_more_frequent_words_ranks_first(store: Scratchpad) -> None:
+    """Words each in more than RARE_DOCUMENTS lines: the line holding both still comes first (the audit's case)."""
+    lines = RARE_DOCUMENTS + 200
+    store.write_file(A, "a.md", "".join(f"error in module {i}\n\n" for i in range(lines)))
+    store.write_file(A, "b.md", "".join(f"timeout after {i} seconds\n\n" for i in range(lines)))
+    store.write_file(A, "z.md", "payment error timeout at checkout\n")
+    found = store.search_files(A, "error timeout", max_results=3)
+    assert found.matches[0].path == "z.md" and found.has_more
+    assert {m.path for m in found.matches[1:]} <= {"a.md", "b.md"}
 
 
 def test_only_common_words_still_find(store: Scratchpad) -> None:

@@ -210,6 +210,25 @@ def test_each_broken_invariant_is_named(filled: str, case: str) -> None:
     recounter.close()
 
 
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize(
+    "tamper",
+    [  # FTS5's own index, which a search reads, changed without its rows: a row's terms gone, a term invented
+        f"INSERT INTO search_fts(search_fts, rowid, terms) SELECT 'delete', id, terms FROM search_rows "
+        f"WHERE owner = {A_ROWS}",
+        f"INSERT INTO search_fts(rowid, terms) SELECT id, '1_zzzfake' FROM search_rows WHERE owner = {A_ROWS}",
+    ],
+)
+def test_sqlite_full_text_index_behind_the_rows_back_is_named(filled: str, tamper: str) -> None:
+    assert run_check(filled).ok
+    inject(filled, [tamper])
+    report = run_check(filled)
+    assert set(report.counts) == {"search-engine"}, list(report.lines())
+    assert any("INSERT INTO search_fts(search_fts) VALUES ('rebuild')" in line for line in report.lines())
+    inject(filled, ["INSERT INTO search_fts(search_fts) VALUES ('rebuild')"])  # what the report says to do
+    assert run_check(filled).ok
+
+
 @SQL_ONLY
 def test_a_report_shows_a_bounded_sample_and_counts_the_rest(filled: str) -> None:
     extra = EXAMPLES + 15
