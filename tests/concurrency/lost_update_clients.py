@@ -11,7 +11,7 @@ start together (a barrier before each):
 
 Stage "plain" sends no request_id, and a lost answer fails the test. Stage "faults" gives every writing attempt
 a request_id of its own and breaks connections at random moments: over stdio the process SIGKILLs its server
-0-1 or 0-10 ms into chosen writing attempts (`kills` of them) and starts another; over HTTP the CuttingProxy
+at once, 0-1 or 0-10 ms into chosen writing attempts (`kills` of them) and starts another; over HTTP the CuttingProxy
 between the clients and the server, which cuts only requests that carry a request_id, does it. A call whose
 answer was lost is sent again, unchanged, on a new connection, until an answer comes.
 """
@@ -48,8 +48,9 @@ CALL_TIMEOUT = 30.0
 BARRIER_TIMEOUT = 120.0
 MAX_BROKEN = 20  # connections in a row that break before an answer: the server is unreachable, the test fails
 HELD_POLL, LONG_HELD_POLL = 0.005, 0.05  # seconds between reads of a held lock; after 10, of a long-held one
-KILL_DELAYS = (0.001, 0.01)  # seconds after an attempt went out, at most, that its server is killed: half the
-# processes kill early in the call (surely before the answer), half anywhere (before, during, after the commit)
+KILL_DELAYS = (0.0, 0.01, 0.001, 0.01)  # by process: seconds after an attempt went out, at most, that its server
+# is killed: one before the request is written (surely lost and resent, however loaded the machine), one early in
+# the call, two anywhere (before, during, after the commit)
 FIRST = {"write_file": "0", "edit_file": "0", "lock": "round 1", "guard": "0"}  # each file's version 1, by name
 
 
@@ -256,7 +257,11 @@ class Link:
         if pid is None or pending.lost or pending.attempt not in self._kill_at:
             return
         self.tally.kills += 1
-        timer = threading.Timer(self._rng.uniform(0, KILL_DELAYS[self.plan.worker % 2]), _kill, (pid,))
+        delay = self._rng.uniform(0, KILL_DELAYS[self.plan.worker % len(KILL_DELAYS)])
+        if not delay:
+            _kill(pid)
+            return
+        timer = threading.Timer(delay, _kill, (pid,))
         timer.daemon = True
         timer.start()
 
