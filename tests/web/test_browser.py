@@ -119,6 +119,13 @@ def test_sign_in_then_every_page_and_a_diff(site: Site, browser: Any) -> None:
     WebDriverWait(browser, WAIT).until(lambda b: "exact=1" in b.current_url)
     wait_for(browser, "#summary")
     assert "1 matching line in" in text_of(browser, "summary")
+    browser.get(f"{site.ui}/a/{agent}")  # the agent page's own form offers both modes too
+    browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]").send_keys("outline")
+    browser.find_element(By.CSS_SELECTOR, "form.search input[name=exact]").click()
+    browser.find_element(By.CSS_SELECTOR, "form.search button").click()
+    WebDriverWait(browser, WAIT).until(lambda b: "exact=1" in b.current_url)
+    wait_for(browser, "#summary")
+    assert "1 matching line in" in text_of(browser, "summary")
 
 
 def test_stored_script_is_shown_as_text_and_never_runs(site: Site, browser: Any) -> None:
