@@ -73,6 +73,7 @@ def in_cli_terms(message: str, options: dict[str, Any]) -> str:
         "Fix the pattern, or pass regex=false for a literal search.": "Fix the pattern, or drop --regex to search for "
         "the text as it is.",
         "use regex=false.": "drop --regex to search for the text as it is.",
+        "use exact=true to find punctuation or symbols.": "pass --exact to find punctuation or symbols.",
         "Invalid cursor: pass the next_cursor of the previous page unchanged.": "Invalid --cursor: pass the cursor "
         "the previous page ended with, unchanged.",
     }  # fmt: skip

@@ -83,6 +83,7 @@ def test_search_by_words(filled: Scratchpad, inspect) -> None:
     assert len(limited.out.splitlines()) == 1 and "more results than 1" in limited.err
     refused = inspect("search", "-a", "alice", "?!")
     assert refused.code != 0 and "no word" in refused.err
+    assert "pass --exact to find punctuation" in refused.err and "exact=true" not in refused.err  # its own terms
 
 
 def test_search_exact_and_regex(filled: Scratchpad, inspect) -> None:
