@@ -11,6 +11,7 @@ must rank higher, and only their documents say which lines do).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import heapq
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -117,6 +118,8 @@ class _Search:
                 continue
             slots, starts = self._slots(owner)
             line = _line_of(slots, starts, row)
+            if line is None:
+                continue
             lines = wanted.setdefault(owner, set())
             lines.update(range(max(1, line - REACH), min(len(starts) - 1, line + REACH) + 1))
         ids: list[int] = []
@@ -171,7 +174,7 @@ class _Search:
             return Passage(score, path, entry, SearchMatch(path=path, entry=entry, text=shown))
         slots, starts = self._slots(owner)
         line = _line_of(slots, starts, row)
-        if any(lo <= line <= hi for lo, hi in taken):
+        if line is None or any(lo <= line <= hi for lo, hi in taken):
             return None
         total = len(starts) - 1
 
@@ -186,10 +189,10 @@ class _Search:
         return Passage(score, path, lo, SearchMatch(path=path, line=lo, end_line=hi, text=shown))
 
 
-def _line_of(slots: Sequence[int], starts: list[int], row: int) -> int:
-    """The 1-based number of the line whose slots hold this row (a line's first piece, or a further one)."""
-    try:
-        at = slots.index(row)
-    except ValueError:
-        at = slots.index(-row)
-    return bisect.bisect_right(starts, at)
+def _line_of(slots: Sequence[int], starts: list[int], row: int) -> int | None:
+    """The 1-based number of the line whose slots hold this row (a line's first piece, or a further one); None for
+    a row its file does not list (a damaged index, which `db check` names: search-file), which is no result."""
+    for slot in (row, -row):
+        with contextlib.suppress(ValueError):
+            return bisect.bisect_right(starts, slots.index(slot))
+    return None

@@ -229,6 +229,19 @@ def test_sqlite_full_text_index_behind_the_rows_back_is_named(filled: str, tampe
     assert run_check(filled).ok
 
 
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_index_row_its_file_does_not_list_is_no_result_and_is_named(filled: str) -> None:
+    inject(filled, [f"INSERT INTO search_rows (owner, entry, text, terms, length) SELECT {A_ROWS}, 0, 'ghost', "
+                    "id || '_ghost', 1 FROM search_agents WHERE agent_id = 'alice'"])  # fmt: skip
+    store = open_store(filled, limits=LIMITS)
+    try:
+        assert store.search_files("alice", "ghost").matches == []  # a damaged index is no failure of the search
+        assert [m.path for m in store.search_files("alice", "v4").matches] == ["a.md"]
+    finally:
+        store.close()
+    assert "search-file" in run_check(filled).counts
+
+
 @SQL_ONLY
 def test_a_report_shows_a_bounded_sample_and_counts_the_rest(filled: str) -> None:
     extra = EXAMPLES + 15
