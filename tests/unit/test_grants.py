@@ -6,7 +6,8 @@ import pytest
 
 from scratchpad_core.actors import caller_of, key_actor
 from scratchpad_core.errors import InvalidAgentId, InvalidInput
-from scratchpad_core.grants import Access, ApiKey, Grant, access_to, check_grant, parse_grant, refusal, spaces
+from scratchpad_core.grants import Access, Grant, access_to, check_grant, parse_grant, refusal, spaces
+from scratchpad_core.model import ApiKey
 
 
 def key(agent: str | None = "worker-1", *, read_only: bool = False, grants: tuple[Grant, ...] = ()) -> ApiKey:
