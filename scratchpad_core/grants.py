@@ -10,6 +10,7 @@ from .model import Access as Access  # noqa: PLC0414  (the records live in model
 from .model import ApiKey
 from .model import Grant as Grant  # noqa: PLC0414
 from .paths import check_agent_id
+from .results import Space
 
 
 def parse_access(value: str) -> Access:
@@ -69,10 +70,10 @@ def refusal(key: ApiKey, agent_id: str, *, writes: bool) -> str | None:
     return f"{held}; nothing was run. {allow}."
 
 
-def spaces(key: ApiKey) -> list[dict[str, str]]:
+def spaces(key: ApiKey) -> list[Space]:
     """Every agent the key may use and how (its own first), as get_usage_stats lists them."""
-    own = [] if key.agent_id is None else [{"agent": key.agent_id, "access": _own(key).value}]
-    return own + [{"agent": g.agent_id, "access": g.access.value} for g in sorted(key.grants, key=lambda g: g.agent_id)]
+    own = [] if key.agent_id is None else [Space(key.agent_id, _own(key).value)]
+    return own + [Space(g.agent_id, g.access.value) for g in sorted(key.grants, key=lambda g: g.agent_id)]
 
 
 def _own(key: ApiKey) -> Access:

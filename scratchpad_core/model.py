@@ -132,6 +132,7 @@ class StoredRequest:
     fingerprint: str
     result: str
     created_at: int
+    caller: str = ""  # the key that sent it (actors.caller_of); "": stdio and the library
 
 
 @dataclass(frozen=True)

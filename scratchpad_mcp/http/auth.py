@@ -14,7 +14,7 @@ from scratchpad_core.actors import UNKNOWN, key_actor
 from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
 from scratchpad_core.keys import ApiKeys
 
-from ..server.calls import clipped
+from ..server.calls import KEY_BUDGET, clipped
 from ..settings import Settings
 from .metrics import Metrics
 
@@ -63,6 +63,11 @@ class KeyedCaller:
     def caller(self, requested: str | None) -> str | None:
         token = get_access_token()
         return None if token is None else token.subject
+
+    def budget(self, agent_id: str) -> str:
+        """A key's rate limit counts its calls wherever it acts (its own agent or a granted one)."""
+        token = get_access_token()
+        return agent_id if token is None else f"{KEY_BUDGET}{token.client_id}"
 
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         token = get_access_token()

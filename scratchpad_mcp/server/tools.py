@@ -170,7 +170,7 @@ def register_tools(
         agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None, request_id: RequestIdArg = None
     ) -> UseCase[r.DeleteResult]:
         """Delete a file and its versions (not a log at the same path)."""
-        return lambda a: store.delete_file(a, path, expected_version, request_id=request_id)
+        return lambda a: store.delete_file(a, path, expected_version, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=READ)
     def list_files(
@@ -227,7 +227,7 @@ def register_tools(
     @mcp.tool(annotations=DESTROY)
     def delete_log(agent_id: AgentArg, path: PathArg, request_id: RequestIdArg = None) -> UseCase[r.DeleteLogResult]:
         """Delete a log, freeing its quota."""
-        return lambda a: store.delete_log(a, path, request_id=request_id)
+        return lambda a: store.delete_log(a, path, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=REMOTE_READ, slow=True)
     def summarize_file(agent_id: AgentArg, path: PathArg) -> UseCase[r.SummaryResult]:

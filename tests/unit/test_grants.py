@@ -8,6 +8,7 @@ from scratchpad_core.actors import caller_of, key_actor
 from scratchpad_core.errors import InvalidAgentId, InvalidInput
 from scratchpad_core.grants import Access, Grant, access_to, check_grant, parse_grant, refusal, spaces
 from scratchpad_core.model import ApiKey
+from scratchpad_core.results import Space
 
 
 def key(agent: str | None = "worker-1", *, read_only: bool = False, grants: tuple[Grant, ...] = ()) -> ApiKey:
@@ -75,11 +76,11 @@ def test_a_grant_is_written_agent_colon_access() -> None:
 
 def test_spaces_list_the_own_agent_first_then_the_grants_by_name() -> None:
     assert spaces(key(grants=(PLAN_WRITE, HANDBOOK_READ))) == [
-        {"agent": "worker-1", "access": "write"},
-        {"agent": "handbook", "access": "read"},
-        {"agent": "team-plan", "access": "write"},
+        Space("worker-1", "write"),
+        Space("handbook", "read"),
+        Space("team-plan", "write"),
     ]
-    assert spaces(key(read_only=True)) == [{"agent": "worker-1", "access": "read"}]
+    assert spaces(key(read_only=True)) == [Space("worker-1", "read")]
 
 
 def test_request_ids_are_scoped_to_the_key_that_sent_them() -> None:
