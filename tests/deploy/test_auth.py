@@ -211,7 +211,7 @@ def parse_keys_list(output: str) -> dict[str, dict[str, str]]:
     """`keys list` rows by key id, cut at the header's column positions."""
     lines = output.splitlines()
     header = lines[0]
-    names = ["id", "agent", "access", "created", "last used", "revoked", "label"]
+    names = ["id", "agent", "access", "created", "last used", "revoked", "grants", "label"]
     starts = [header.index(name) for name in names]
     assert starts == sorted(starts), header
     rows = {}
