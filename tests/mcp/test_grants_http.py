@@ -28,7 +28,7 @@ from tests.mcp.test_token_surface import DEFINITIONS_BUDGET
 pytestmark = pytest.mark.anyio
 
 BASE = "http://127.0.0.1:4321"  # the Host header must carry the port (DNS-rebinding protection)
-WRITES = {
+WRITES: dict[str, dict[str, Any]] = {
     "write_file": {"path": "plan.md", "content": "x"},
     "edit_file": {"path": "plan.md", "old_str": "tasks", "new_str": "jobs"},
     "insert_lines": {"path": "plan.md", "line": 0, "text": "top"},
@@ -37,7 +37,7 @@ WRITES = {
     "append_log": {"path": "findings.log", "entry": "e"},
     "delete_log": {"path": "findings.log"},
 }
-READS = {
+READS: dict[str, dict[str, Any]] = {
     "read_file": {"path": "plan.md"},
     "list_versions": {"path": "plan.md"},
     "list_files": {},
