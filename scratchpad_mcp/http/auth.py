@@ -13,19 +13,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scratchpad_core.actors import UNKNOWN, key_actor
 from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
-from scratchpad_core.grants import Access, Grant, refusal, spaces
-from scratchpad_core.keys import ApiKey, ApiKeys
+from scratchpad_core.grants import refusal, spaces
+from scratchpad_core.keys import ApiKeys
 from scratchpad_core.results import Space
 
 from ..server.calls import KEY_BUDGET, clipped
+from ..server.tokens import key_token, token_key
 from ..settings import Settings
 from .metrics import Metrics
 
 log = logging.getLogger("scratchpad.auth")
 
 UNCHECKED = "(unchecked)"  # the client_id of a token whose key could not be checked (the database was down)
-READ_SCOPE = "scratchpad:read"
-WRITE_SCOPE = "scratchpad:write"
 
 
 def uses_keys(settings: Settings) -> bool:
@@ -55,20 +54,7 @@ class KeyVerifier:
             return None
         if key.agent_id is None:  # an admin key: the web view only; KeyedCaller refuses it every tool
             return AccessToken(token=token, client_id=key.id, scopes=[], claims={"admin": True})
-        scopes = [READ_SCOPE] if key.read_only else [READ_SCOPE, WRITE_SCOPE]
-        claims = {  # as they are now: the versions and entries this token makes record its label
-            "label": key.label,
-            "grants": {g.agent_id: g.access.value for g in key.grants},
-        }
-        return AccessToken(token=token, client_id=key.id, scopes=scopes, subject=key.agent_id, claims=claims)
-
-
-def token_key(token: AccessToken) -> ApiKey:
-    """The key a checked token stands for, with its grants as read for this request."""
-    claims = token.claims or {}
-    grants = tuple(Grant(agent, Access(access)) for agent, access in dict(claims.get("grants", {})).items())
-    read_only = WRITE_SCOPE not in token.scopes
-    return ApiKey(token.client_id, token.subject, str(claims.get("label", "")), read_only, 0, grants=grants)
+        return key_token(token, key)
 
 
 class KeyedCaller:
@@ -108,12 +94,10 @@ class KeyedCaller:
             raise AccessDenied(refused)
         return agent
 
-    def spaces(self, agent_id: str) -> list[Space] | None:
-        """The agents the key may use and how, when the call is for its own agent (None otherwise)."""
+    def spaces(self) -> list[Space] | None:
+        """The agents the key may use and how, its own first."""
         token = get_access_token()
-        if token is None or token.subject != agent_id:
-            return None
-        return spaces(token_key(token))
+        return None if token is None or token.subject is None else spaces(token_key(token))
 
     def actor(self) -> str:
         token = get_access_token()

@@ -56,8 +56,8 @@ class CallerPolicy(Protocol):
     def budget(self, agent_id: str) -> str:
         """Whose rate-limit budget a call for the agent draws on: the agent's, or a key's (KEY_BUDGET)."""
 
-    def spaces(self, agent_id: str) -> list[Space] | None:
-        """The agents the caller may use and how, told with the agent's usage (a key's, for its own agent)."""
+    def spaces(self) -> list[Space] | None:
+        """The agents the caller may use and how, its own first (a key's); None: any agent it names."""
 
 
 KEY_BUDGET = "key:"  # a key's budget is "key:<id>": no agent id has a colon, so it is never an agent's
@@ -79,8 +79,8 @@ class TrustedCaller:
     def budget(self, agent_id: str) -> str:
         return agent_id
 
-    def spaces(self, agent_id: str) -> list[Space] | None:
-        return None  # every agent, as the caller says
+    def spaces(self) -> list[Space] | None:
+        return None
 
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         if requested is None:
@@ -184,9 +184,9 @@ class CallRunner:
         """Who makes the changes of the call being run (inside a use case: the caller's key, or the transport)."""
         return self._policy.actor()
 
-    def spaces(self, agent_id: str) -> list[Space] | None:
-        """The agents the caller of the call being run may use (a key's, asked for its own agent), or None."""
-        return self._policy.spaces(agent_id)
+    def spaces(self) -> list[Space] | None:
+        """The agents the caller of the request being run may use, its own first (a key's); None: any it names."""
+        return self._policy.spaces()
 
     def _caller(self, requested_agent: str | None) -> str | None:
         """Who calls, for the log: a key's agent, or (trusted callers) the agent_id as given, clipped."""

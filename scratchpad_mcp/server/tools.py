@@ -76,7 +76,7 @@ def register_tools(
     agent_id_required: bool = True,
     max_read_bytes: int | None = None,
     actor: Callable[[], str] = lambda: STDIO,
-    spaces: Callable[[str], list[r.Space] | None] = lambda agent_id: None,
+    spaces: Callable[[], list[r.Space] | None] = lambda: None,
 ) -> None:
     """The tools, on `mcp`: each takes its arguments and returns the use case to run for the calling agent.
 
@@ -84,8 +84,8 @@ def register_tools(
     payload's size (the arguments named in `payload`). Docstrings are the descriptions a model reads, with
     {bounds} filled in from the live limits. max_read_bytes bounds a full read_file (None: no bound); the reply
     past it says truncated and where to go on, so the description need not. actor() names who makes the call
-    being run (its key, or the transport), which every version and log entry records; spaces(agent) the agents
-    its key may use, which get_usage_stats of the key's own agent lists.
+    being run (its key, or the transport), which every version and log entry records; spaces() the agents its
+    key may use (its own first), which get_usage_stats of the key's own agent lists.
     """
     AgentArg = agent_argument(agent_id_required)
     ReadAgentArg = agent_argument(agent_id_required, writes=False)
@@ -244,7 +244,7 @@ def register_tools(
     @mcp.tool(annotations=READ)
     def get_usage_stats(agent_id: ReadAgentArg) -> UseCase[r.UsageStats]:
         """Your usage and quotas."""
-        return lambda a: with_spaces(store.get_usage_stats(a), spaces(a))
+        return lambda a: with_spaces(store.get_usage_stats(a), spaces())
 
 
 def tool_bounds(limits: Limits) -> dict[str, str]:
@@ -261,4 +261,6 @@ def tool_bounds(limits: Limits) -> dict[str, str]:
 
 
 def with_spaces(stats: r.UsageStats, spaces: list[r.Space] | None) -> r.UsageStats:
-    return stats if spaces is None else dataclasses.replace(stats, spaces=spaces)
+    """The stats, listing the key's spaces when they are of the key's own agent (listed first)."""
+    own = spaces is not None and spaces[0].agent == stats.agent_id
+    return dataclasses.replace(stats, spaces=spaces) if own else stats

@@ -1,5 +1,6 @@
 """Agent teams over HTTP with keys: a real MCP client on the ASGI app in process (one SQLite file); the key's
-grants decide which agents its calls may use, read afresh on every request."""
+grants decide which agents its calls may use, read afresh on every request. (Listen streams need a real server
+process, whose responses stream: tests/deploy/test_agent_teams.py.)"""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from bench.common import definition_bytes
 from scratchpad_adapters import open_backend
@@ -228,3 +230,31 @@ async def test_the_keyed_tool_definitions_say_it_within_the_budget(team: Deploym
     assert described["read_file"] == "Omit: your key's, or a granted one."
     assert described["write_file"] == "Omit: your key's, or one granted write."
     assert definition_bytes(tools) <= DEFINITIONS_BUDGET
+
+
+async def test_resources_page_over_the_own_agent_then_every_readable_one(team: Deployment) -> None:
+    _, secret = team.key("worker-1", "team-plan:read", "handbook:read")
+    team.backend.store.write_file("worker-1", "mine.md", "mine")
+    team.backend.store.write_file("worker-2", "theirs.md", "not granted")
+    async with team.client(secret) as client:
+        uris, cursor = [], None
+        while True:
+            page = await client.list_resources(cursor=cursor, cache_mode="bypass")
+            uris += [(r.uri, r.name) for r in page.resources]
+            if page.next_cursor is None:
+                break
+            cursor = page.next_cursor
+        assert uris == [
+            ("scratchpad://files/mine.md", "mine.md"),
+            ("scratchpad://agents/team-plan/files/plan.md", "team-plan/plan.md"),
+        ]  # handbook has no files; worker-2 is not granted
+        read = await client.read_resource("scratchpad://agents/team-plan/files/plan.md", cache_mode="bypass")
+        assert read.contents[0].text == "tasks: 1\n"  # type: ignore[union-attr]
+        with pytest.raises(MCPError) as raised:
+            await client.read_resource("scratchpad://agents/worker-2/files/theirs.md", cache_mode="bypass")
+        assert "has no grant on agent worker-2" in raised.value.error.message
+        templates = (await client.list_resource_templates()).resource_templates
+        assert [t.uri_template for t in templates] == [
+            "scratchpad://files/{path}",
+            "scratchpad://agents/{agent_id}/files/{path}",
+        ]
