@@ -31,3 +31,9 @@ def key_actor(key_id: str, label: str) -> str:
     """An API key as an actor: its id, and its label as it is now (a later relabelling leaves this as it was)."""
     actor = f"key:{key_id} ({label})" if label else f"key:{key_id}"
     return actor[:MAX_ACTOR_CHARS]
+
+
+def caller_of(actor: str) -> str:
+    """Whose request_ids a call's belong to (retries.py): a key's id for a key (key_actor); "" for any other actor
+    (stdio, the library), which share one scope as before keys could share an agent."""
+    return actor[4:].partition(" ")[0] if actor.startswith("key:") else ""

@@ -88,9 +88,9 @@ class RateLimited(ScratchpadError):
     code = "rate_limited"
     retryable = True
 
-    def __init__(self, retry_after: float) -> None:
+    def __init__(self, retry_after: float, whose: str = "this agent") -> None:
         wait = max(0.01, math.ceil(retry_after * 100) / 100)  # rounded up: waiting this long is always enough
-        super().__init__(f"Rate limit exceeded for this agent: nothing was changed. Retry in {wait:.2f} seconds.")
+        super().__init__(f"Rate limit exceeded for {whose}: nothing was changed. Retry in {wait:.2f} seconds.")
         self.retry_after = wait
 
 

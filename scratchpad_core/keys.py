@@ -3,11 +3,13 @@ made here, stored only as hashes, checked on every request."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from .errors import InvalidInput, NotFound
+from .grants import Grant, check_grant
 from .model import ApiKey as ApiKey  # noqa: PLC0414  (its record lives in model, beside the others the ports use)
 from .paths import check_agent_id
 from .ports import KeyStore
@@ -27,8 +29,11 @@ class ApiKeys:
         self._store = store
         self._clock = clock
 
-    def create(self, agent_id: str | None, *, read_only: bool = False, label: str = "") -> tuple[ApiKey, str]:
-        """A new key for the agent (None: an admin key); returns its record and the secret, which is shown once."""
+    def create(
+        self, agent_id: str | None, *, read_only: bool = False, label: str = "", grants: Sequence[Grant] = ()
+    ) -> tuple[ApiKey, str]:
+        """A new key for the agent (None: an admin key) with its grants on other agents; returns its record and
+        the secret, which is shown once."""
         if agent_id is not None:
             check_agent_id(agent_id)
         if len(label) > MAX_LABEL_CHARS:
@@ -38,6 +43,12 @@ class ApiKeys:
         key_id = secrets.token_hex(6)
         secret = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         key = ApiKey(key_id, agent_id, label, read_only, self._clock())
+        for grant in grants:
+            check_grant(key, grant)
+        agents = [g.agent_id for g in grants]
+        if len(set(agents)) < len(agents):
+            raise InvalidInput("Invalid grants: each agent may be granted once (read or write). Nothing was made.")
+        key = dataclasses.replace(key, grants=tuple(grants))
         self._store.add(key, hash_secret(secret))
         return key, secret
 
@@ -58,6 +69,25 @@ class ApiKeys:
 
     def list(self) -> list[ApiKey]:
         return self._store.list()
+
+    def grant(self, key_id: str, grant: Grant) -> ApiKey:
+        """Give an active key access to another agent (replacing a grant it had there); the key as it is now."""
+        check_grant(self._active(key_id), grant)
+        self._store.grant(key_id, grant)
+        return self._active(key_id)
+
+    def ungrant(self, key_id: str, agent_id: str) -> ApiKey:
+        """Take an active key's grant on the agent away; the key as it is now."""
+        self._active(key_id)
+        if not self._store.ungrant(key_id, agent_id):
+            raise NotFound(f"Key {key_id} has no grant on agent {agent_id!r}; nothing was changed.")
+        return self._active(key_id)
+
+    def _active(self, key_id: str) -> ApiKey:
+        key = self._store.get(key_id)
+        if key is None or key.revoked_at is not None:
+            raise NotFound(f"No active key with id {key_id!r}. `scratchpad-mcp keys list` shows the keys.")
+        return key
 
     def revoke(self, key_id: str) -> None:
         if not self._store.revoke(key_id, self._clock()):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, fields
+from enum import StrEnum
 from typing import Literal
 
 from .actors import LIBRARY
@@ -88,6 +89,24 @@ class LogEntry:
     by: str | None = None  # who appended it (actors.py), when asked for (read_log's show_by)
 
 
+class Access(StrEnum):
+    """What a grant allows on another agent's namespace (grants.py holds the rule): write includes read."""
+
+    READ = "read"
+    WRITE = "write"
+
+    def allows(self, *, writes: bool) -> bool:
+        return self is Access.WRITE or not writes
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Access to another agent's namespace, held by a key."""
+
+    agent_id: str
+    access: Access
+
+
 @dataclass(frozen=True)
 class ApiKey:
     """A key's public record; the secret itself is never stored. agent_id None: an admin key, which sees every
@@ -100,6 +119,7 @@ class ApiKey:
     created_at: int
     last_used_at: int | None = None
     revoked_at: int | None = None
+    grants: tuple[Grant, ...] = ()  # other agents' namespaces it may use (grants.py)
 
 
 @dataclass(frozen=True)
@@ -112,6 +132,7 @@ class StoredRequest:
     fingerprint: str
     result: str
     created_at: int
+    caller: str = ""  # the key that sent it (actors.caller_of); "": stdio and the library
 
 
 @dataclass(frozen=True)

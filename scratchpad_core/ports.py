@@ -18,6 +18,7 @@ from .model import (
     FileInfo,
     FileRecord,
     FileSlots,
+    Grant,
     LogEntry,
     LogRecord,
     Posting,
@@ -123,11 +124,11 @@ class SummaryRepository(Protocol):
 
 
 class RequestRepository(Protocol):
-    """The agent's recent request_ids (retries.py), with what each call returned."""
+    """The agent's recent request_ids (retries.py), each its caller's, with what each call returned."""
 
-    def get(self, agent_id: str, request_id: str) -> StoredRequest | None: ...
+    def get(self, agent_id: str, caller: str, request_id: str) -> StoredRequest | None: ...
 
-    def forget(self, agent_id: str, request_id: str) -> None:
+    def forget(self, agent_id: str, caller: str, request_id: str) -> None:
         """Drop one id (one past its retention, before it is used again)."""
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
@@ -249,12 +250,24 @@ class UnitOfWorkFactory(Protocol):
 
 
 class KeyStore(Protocol):
-    def add(self, key: ApiKey, key_hash: str) -> None: ...
+    """API keys with their grants (grants.py), read afresh on every request so that any change holds at once."""
+
+    def add(self, key: ApiKey, key_hash: str) -> None:
+        """Store the key and its grants, together."""
 
     def find(self, key_hash: str, now: int) -> ApiKey | None:
-        """The key with this hash (revoked ones too); records the use of an active key."""
+        """The key with this hash (revoked ones too) and its grants; records the use of an active key."""
+
+    def get(self, key_id: str) -> ApiKey | None:
+        """The key with this id (revoked ones too) and its grants."""
 
     def list(self) -> list[ApiKey]: ...
+
+    def grant(self, key_id: str, grant: Grant) -> None:
+        """Give the key this access to the grant's agent, in place of any it had there."""
+
+    def ungrant(self, key_id: str, agent_id: str) -> bool:
+        """Take the key's grant on the agent away; False if it had none."""
 
     def revoke(self, key_id: str, now: int) -> bool:
         """End the key; False if there is no such (unrevoked) key."""
@@ -262,7 +275,8 @@ class KeyStore(Protocol):
 
 class RateLimiter(Protocol):
     def acquire(self, agent_id: str) -> float:
-        """Take one call from the agent's budget: 0.0 if allowed, else the seconds to wait (nothing taken)."""
+        """Take one call from the budget (an agent's, or a key's): 0.0 if allowed, else the seconds to wait (nothing
+        taken)."""
 
 
 class Summarizer(Protocol):

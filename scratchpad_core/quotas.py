@@ -69,12 +69,14 @@ def breach(usage: Usage, delta: UsageDelta, limits: Limits) -> QuotaRule | None:
 
 
 def refusal(rule: QuotaRule, usage: Usage, delta: UsageDelta, limits: Limits) -> QuotaExceeded:
-    """The error an agent gets: the quota, what it uses, and what to do."""
+    """The error an agent gets: whose quota (quotas are the namespace's: every writer of a shared agent draws on
+    them), what it uses, and what to do."""
     used, quota = getattr(usage, rule.counter), rule.quota(limits)
+    whose = f"Agent {usage.agent_id}'s {rule.title[0].lower()}{rule.title[1:]} exceeded"
     if rule.counter == "bytes":
         needed = delta.bytes
         return QuotaExceeded(
-            f"{rule.title} exceeded: this call needs {needed:,} more byte{'s' if needed != 1 else ''}, "
-            f"but the agent stores {used:,} of {quota:,} bytes. {ADVICE}"
+            f"{whose}: this call needs {needed:,} more byte{'s' if needed != 1 else ''}, "
+            f"but {usage.agent_id} stores {used:,} of {quota:,} bytes. {ADVICE}"
         )
-    return QuotaExceeded(f"{rule.title} exceeded: the agent already has {used:,} of {quota:,} {rule.unit}. {ADVICE}")
+    return QuotaExceeded(f"{whose}: {usage.agent_id} already has {used:,} of {quota:,} {rule.unit}. {ADVICE}")

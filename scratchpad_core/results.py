@@ -171,6 +171,14 @@ class Quota:
 
 
 @dataclass(frozen=True)
+class Space:
+    """An agent a key may use, and how: read or write (grants.py)."""
+
+    agent: str
+    access: str
+
+
+@dataclass(frozen=True)
 class UsageStats:
     agent_id: str
     total_bytes: int
@@ -180,3 +188,4 @@ class UsageStats:
     bytes_saved: int
     logs: int
     quota: Quota = field(default_factory=lambda: Quota(0, 0, 0))
+    spaces: list[Space] | None = None  # with API keys, for the key's own agent: every agent the key may use

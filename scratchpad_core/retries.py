@@ -1,8 +1,10 @@
-"""Idempotent retries: a `request_id` names one writing call of an agent.
+"""Idempotent retries: a `request_id` names one writing call of an agent, by one caller.
 
-A call sent again with the same request_id, by the same agent, within the retention window
+A call sent again with the same request_id, by the same caller to the same agent, within the retention window
 (Limits.request_id_retention seconds; at most Limits.request_ids_kept ids per agent) gets the
 first call's result back and changes nothing. The same request_id with other arguments is refused.
+The caller is the API key (actors.caller_of): two keys sharing an agent (grants.py) make two requests
+with one request_id; stdio and the library are one caller, "".
 The id is stored with the call's result in the call's own transaction, so a call that did not
 commit left no id behind and runs again when retried.
 """
@@ -15,6 +17,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from .actors import caller_of
 from .errors import InvalidInput
 from .limits import storable_size
 from .model import StoredRequest
@@ -49,22 +52,31 @@ class Request(Generic[R]):
     operation: str
     fingerprint: str
     result_type: type[R]
+    caller: str = ""
 
     @classmethod
     def of(
-        cls, agent_id: str, request_id: str | None, operation: str, result_type: type[R], **arguments: Any
+        cls,
+        agent_id: str,
+        request_id: str | None,
+        operation: str,
+        result_type: type[R],
+        *,
+        actor: str,
+        **arguments: Any,
     ) -> Request[R] | None:
-        """The call's request (None without a request_id); `arguments` are every argument but the agent's."""
+        """The call's request (None without a request_id), scoped to the actor's caller; `arguments` are every
+        argument but the agent's and the actor."""
         if request_id is None:
             return None
         canonical = json.dumps([operation, arguments], sort_keys=True, separators=(",", ":"))
         fingerprint = hashlib.sha256(canonical.encode("ascii")).hexdigest()
-        return cls(agent_id, check_request_id(request_id), operation, fingerprint, result_type)
+        return cls(agent_id, check_request_id(request_id), operation, fingerprint, result_type, caller_of(actor))
 
     def stored(self, result: R, now: int) -> StoredRequest:
         assert dataclasses.is_dataclass(result) and not isinstance(result, type)
         text = json.dumps(dataclasses.asdict(result), separators=(",", ":"))
-        return StoredRequest(self.agent_id, self.request_id, self.operation, self.fingerprint, text, now)
+        return StoredRequest(self.agent_id, self.request_id, self.operation, self.fingerprint, text, now, self.caller)
 
     def replay(self, stored: StoredRequest, retention_s: int) -> R:
         """The first call's result, exactly; or a refusal when this call asks for something else."""

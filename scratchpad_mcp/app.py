@@ -49,7 +49,7 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
     if settings.rate_limit > 0:
         gates.append(RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
     keyed = uses_keys(settings)
-    runner = CallRunner(KeyedCaller() if keyed else TrustedCaller(HTTP), [CallLogger(), metrics], gates=gates)
+    runner = CallRunner(KeyedCaller(metrics) if keyed else TrustedCaller(HTTP), [CallLogger(), metrics], gates=gates)
     return build_server(
         backend.store,
         runner,

@@ -106,7 +106,8 @@ class Tables:
     logs: Rows[LogRecord] = field(default_factory=Rows)
     entries: dict[int, tuple[EntryRow, ...]] = field(default_factory=dict)  # by log id, in id order
     agents: dict[str, Usage] = field(default_factory=dict)
-    requests: dict[str, Mapping[str, StoredRequest]] = field(default_factory=dict)  # by agent, oldest first
+    requests: dict[str, Mapping[tuple[str, str], StoredRequest]] = field(default_factory=dict)  # by agent, then
+    # (caller, request_id), oldest first
     search: SearchTables = field(default_factory=SearchTables)  # the word-search index (search_index.py)
 
     def copy(self) -> Tables:

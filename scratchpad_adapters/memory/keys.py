@@ -1,10 +1,11 @@
-"""API keys and rate-limit buckets of an in-memory store, shared by every store opened on its name."""
+"""API keys, their grants and rate-limit buckets of an in-memory store, shared by every store opened on its name."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
+from scratchpad_core.grants import Grant
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
 from scratchpad_core.rates import TokenBucket
 
@@ -17,7 +18,9 @@ class MemoryKeyStore:
 
     def add(self, key: ApiKey, key_hash: str) -> None:
         with self._database.side_lock:
-            self._database.api_keys[key_hash] = key
+            self._database.api_keys[key_hash] = dataclasses.replace(
+                key, grants=tuple(sorted(key.grants, key=lambda g: g.agent_id))
+            )
 
     def find(self, key_hash: str, now: int) -> ApiKey | None:
         with self._database.side_lock:
@@ -28,9 +31,30 @@ class MemoryKeyStore:
                 self._database.api_keys[key_hash] = dataclasses.replace(key, last_used_at=now)
             return key  # as read before the use was recorded, like the SQL store
 
+    def get(self, key_id: str) -> ApiKey | None:
+        with self._database.side_lock:
+            return next((k for k in self._database.api_keys.values() if k.id == key_id), None)
+
     def list(self) -> list[ApiKey]:
         with self._database.side_lock:
             return sorted(self._database.api_keys.values(), key=lambda k: (k.created_at, k.id))
+
+    def grant(self, key_id: str, grant: Grant) -> None:
+        self._change_grants(key_id, lambda held: [*(g for g in held if g.agent_id != grant.agent_id), grant])
+
+    def ungrant(self, key_id: str, agent_id: str) -> bool:
+        return self._change_grants(key_id, lambda held: [g for g in held if g.agent_id != agent_id])
+
+    def _change_grants(self, key_id: str, change: Callable[[tuple[Grant, ...]], Iterable[Grant]]) -> bool:
+        """Apply the change to the key's grants (kept sorted by agent, as the SQL store reads them); whether any
+        grant was added or taken away."""
+        with self._database.side_lock:
+            for key_hash, key in self._database.api_keys.items():
+                if key.id == key_id:
+                    grants = tuple(sorted(change(key.grants), key=lambda g: g.agent_id))
+                    self._database.api_keys[key_hash] = dataclasses.replace(key, grants=grants)
+                    return grants != key.grants
+            return False
 
     def revoke(self, key_id: str, now: int) -> bool:
         with self._database.side_lock:

@@ -15,21 +15,23 @@ class MemoryRequestRepository:
     def __init__(self, transaction: Transaction) -> None:
         self._tx = transaction
 
-    def get(self, agent_id: str, request_id: str) -> StoredRequest | None:
-        return self._tx.tables.requests.get(agent_id, {}).get(request_id)
+    def get(self, agent_id: str, caller: str, request_id: str) -> StoredRequest | None:
+        return self._tx.tables.requests.get(agent_id, {}).get((caller, request_id))
 
-    def forget(self, agent_id: str, request_id: str) -> None:
+    def forget(self, agent_id: str, caller: str, request_id: str) -> None:
         t = self._tx.change()
-        t.requests[agent_id] = {k: r for k, r in t.requests.get(agent_id, {}).items() if k != request_id}
+        key = (caller, request_id)
+        t.requests[agent_id] = {k: r for k, r in t.requests.get(agent_id, {}).items() if k != key}
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         t = self._tx.change()
         kept = dict(t.requests.get(request.agent_id, {}))
-        if request.request_id in kept:  # the primary key, as in SQL (writers serialize here, so never met)
+        key = (request.caller, request.request_id)
+        if key in kept:  # the primary key, as in SQL (writers serialize here, so never met)
             raise StorageBusy("A concurrent change collided with this one; nothing was changed. Retry the call.")
-        kept[request.request_id] = request
+        kept[key] = request
         beyond = len(kept) - keep
         for index, old in enumerate(list(itertools.islice(kept.values(), PRUNE_BATCH))):
             if index < beyond or old.created_at < expire_before:
-                del kept[old.request_id]
+                del kept[(old.caller, old.request_id)]
         t.requests[request.agent_id] = kept

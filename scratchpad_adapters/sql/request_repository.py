@@ -14,8 +14,8 @@ from .tables import request_ids
 
 q = request_ids.c
 
-_KEY = (q.agent_id == bindparam("agent_id"), q.request_id == bindparam("request_id"))
-_GET = select(q.agent_id, q.request_id, q.operation, q.fingerprint, q.result, q.created_at).where(*_KEY)
+_KEY = (q.agent_id == bindparam("agent_id"), q.caller == bindparam("caller"), q.request_id == bindparam("request_id"))
+_GET = select(q.agent_id, q.request_id, q.operation, q.fingerprint, q.result, q.created_at, q.caller).where(*_KEY)
 _FORGET = delete(request_ids).where(*_KEY)
 _NEWEST = select(func.coalesce(func.max(q.seq), 0)).where(q.agent_id == bindparam("agent_id"))
 _ADD = request_ids.insert()
@@ -35,12 +35,12 @@ class SqlRequestRepository:
     def __init__(self, connection: Connection) -> None:
         self._c = connection
 
-    def get(self, agent_id: str, request_id: str) -> StoredRequest | None:
-        row = run(self._c, _GET, {"agent_id": agent_id, "request_id": request_id}).first()
+    def get(self, agent_id: str, caller: str, request_id: str) -> StoredRequest | None:
+        row = run(self._c, _GET, {"agent_id": agent_id, "caller": caller, "request_id": request_id}).first()
         return None if row is None else StoredRequest(**row)
 
-    def forget(self, agent_id: str, request_id: str) -> None:
-        run(self._c, _FORGET, {"agent_id": agent_id, "request_id": request_id})
+    def forget(self, agent_id: str, caller: str, request_id: str) -> None:
+        run(self._c, _FORGET, {"agent_id": agent_id, "caller": caller, "request_id": request_id})
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         number = int(run(self._c, _NEWEST, {"agent_id": request.agent_id}).scalar()) + 1

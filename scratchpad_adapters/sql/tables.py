@@ -43,6 +43,7 @@ Path = String(MAX_PATH_CHARS).with_variant(String(MAX_PATH_CHARS, collation="C")
 Id = BigInteger().with_variant(Integer(), "sqlite")  # SQLite auto-increments only INTEGER PRIMARY KEY
 Millis = BigInteger
 Actor = String(MAX_ACTOR_CHARS)
+KeyId = String(32)
 
 agents = Table(
     "agents",
@@ -133,6 +134,7 @@ __all__ = [
     "change_listeners",
     "file_versions",
     "files",
+    "key_grants",
     "log_entries",
     "logs",
     "metadata",
@@ -148,7 +150,7 @@ __all__ = [
 api_keys = Table(
     "api_keys",
     metadata,
-    Column("id", String(32), primary_key=True),
+    Column("id", KeyId, primary_key=True),
     Column("agent_id", AgentId, nullable=True),  # NULL: an admin key (the web view's, for every agent)
     Column("key_hash", String(64), nullable=False, unique=True),
     Column("label", String(MAX_LABEL_CHARS), nullable=False),
@@ -156,6 +158,15 @@ api_keys = Table(
     Column("created_at", Millis, nullable=False),
     Column("last_used_at", Millis, nullable=True),
     Column("revoked_at", Millis, nullable=True),
+)
+
+# A key's grants on other agents' namespaces (scratchpad_core.grants; migration 0009): read or write.
+key_grants = Table(
+    "key_grants",
+    metadata,
+    Column("key_id", KeyId, ForeignKey("api_keys.id", ondelete="CASCADE"), primary_key=True),
+    Column("agent_id", AgentId, primary_key=True),
+    Column("access", String(8), nullable=False),
 )
 
 rate_limits = Table(
@@ -172,6 +183,7 @@ request_ids = Table(
     "request_ids",
     metadata,
     Column("agent_id", AgentId, primary_key=True),
+    Column("caller", KeyId, primary_key=True, server_default=""),  # the key that sent it; "": stdio, the library
     Column("request_id", String(MAX_REQUEST_ID_CHARS), primary_key=True),
     Column("seq", BigInteger, nullable=False),
     Column("operation", String(32), nullable=False),

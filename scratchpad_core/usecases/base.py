@@ -83,11 +83,11 @@ class UseCaseBase:
         """The stored result of the call this request_id names, or `work`'s, stored with it in this transaction."""
         now, retention = self._clock(), self.limits.request_id_retention
         expire_before = now - retention * 1000
-        stored = uow.requests.get(request.agent_id, request.request_id)
+        stored = uow.requests.get(request.agent_id, request.caller, request.request_id)
         if stored is not None and stored.created_at >= expire_before:
             return request.replay(stored, retention)
         if stored is not None:
-            uow.requests.forget(request.agent_id, request.request_id)
+            uow.requests.forget(request.agent_id, request.caller, request.request_id)
         result = work(uow)
         uow.requests.add(request.stored(result, now), self.limits.request_ids_kept, expire_before)
         return result
@@ -96,7 +96,7 @@ class UseCaseBase:
         """The result stored under the request_id by now (a fresh read, after a refusal), or None."""
         retention = self.limits.request_id_retention
         with self._open(read_only=True) as uow:
-            stored = uow.requests.get(request.agent_id, request.request_id)
+            stored = uow.requests.get(request.agent_id, request.caller, request.request_id)
         if stored is None or stored.created_at < self._clock() - retention * 1000:
             return None
         return request.replay(stored, retention)

@@ -23,7 +23,7 @@ class Logs(UseCaseBase):
         agent_id, path = checked(agent_id, path)
         size = check_entry_size(entry, self.limits)
         check_actor(actor)
-        request = Request.of(agent_id, request_id, "append_log", AppendResult, path=path, entry=entry)
+        request = Request.of(agent_id, request_id, "append_log", AppendResult, actor=actor, path=path, entry=entry)
 
         def work(uow: UnitOfWork) -> AppendResult:
             log_id, entry_id, created = uow.logs.append(agent_id, path, entry, size, self._clock(), actor)
@@ -96,10 +96,12 @@ class Logs(UseCaseBase):
 
         return self._transact(work)
 
-    def delete_log(self, agent_id: str, path: str, *, request_id: str | None = None) -> DeleteLogResult:
+    def delete_log(
+        self, agent_id: str, path: str, *, request_id: str | None = None, actor: str = LIBRARY
+    ) -> DeleteLogResult:
         """Delete a whole log and give its entries and bytes back to the quota."""
         agent_id, path = checked(agent_id, path)
-        request = Request.of(agent_id, request_id, "delete_log", DeleteLogResult, path=path)
+        request = Request.of(agent_id, request_id, "delete_log", DeleteLogResult, actor=actor, path=path)
 
         def work(uow: UnitOfWork) -> DeleteLogResult:
             log = uow.logs.lock(agent_id, path)

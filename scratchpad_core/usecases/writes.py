@@ -37,8 +37,9 @@ class FileWrites(UseCaseBase):
         check_expected(expected_version)
         check_actor(actor)
         request = Request.of(
-            agent_id, request_id, "write_file", WriteResult, path=path, content=content, expected=expected_version
-        )
+            agent_id, request_id, "write_file", WriteResult, actor=actor, path=path, content=content,
+            expected=expected_version,
+        )  # fmt: skip
 
         def work(uow: UnitOfWork) -> WriteResult:
             head = self._commit(uow, agent_id, path, content, expected_version, actor, create=True)
@@ -114,8 +115,9 @@ class FileWrites(UseCaseBase):
         check_expected(expected_version)
         check_actor(actor)
         request = Request.of(
-            agent_id, request_id, "restore_version", WriteResult, path=path, version=version, expected=expected_version
-        )
+            agent_id, request_id, "restore_version", WriteResult, actor=actor, path=path, version=version,
+            expected=expected_version,
+        )  # fmt: skip
 
         def work(uow: UnitOfWork) -> WriteResult:
             record = require_file(uow.files.lock(agent_id, path), path)
@@ -131,7 +133,13 @@ class FileWrites(UseCaseBase):
         return self._transact(work, request=request)
 
     def delete_file(
-        self, agent_id: str, path: str, expected_version: int | None = None, *, request_id: str | None = None
+        self,
+        agent_id: str,
+        path: str,
+        expected_version: int | None = None,
+        *,
+        request_id: str | None = None,
+        actor: str = LIBRARY,
     ) -> DeleteResult:
         """Delete a file with all its versions and its cached summary (not a log at the same path).
 
@@ -139,7 +147,9 @@ class FileWrites(UseCaseBase):
         """
         agent_id, path = checked(agent_id, path)
         check_expected(expected_version)
-        request = Request.of(agent_id, request_id, "delete_file", DeleteResult, path=path, expected=expected_version)
+        request = Request.of(
+            agent_id, request_id, "delete_file", DeleteResult, actor=actor, path=path, expected=expected_version
+        )
 
         def work(uow: UnitOfWork) -> DeleteResult:
             record = uow.files.lock(agent_id, path)
@@ -164,8 +174,8 @@ class FileWrites(UseCaseBase):
         check_expected(expected_version)
         check_actor(call.actor)
         request = Request.of(
-            agent_id, call.request_id, call.operation, EditResult, path=path, expected=expected_version,
-            snippet=call.snippet, **call.arguments,
+            agent_id, call.request_id, call.operation, EditResult, actor=call.actor, path=path,
+            expected=expected_version, snippet=call.snippet, **call.arguments,
         )  # fmt: skip
 
         def work(uow: UnitOfWork) -> EditResult:

@@ -1,4 +1,5 @@
-"""API keys over HTTP: the SDK's bearer-token support checks every request; the key names the agent."""
+"""API keys over HTTP: the SDK's bearer-token support checks every request; the key names its agent, and its
+grants the other agents it may use (scratchpad_core.grants), as they are when the request comes."""
 
 from __future__ import annotations
 
@@ -12,17 +13,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scratchpad_core.actors import UNKNOWN, key_actor
 from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
+from scratchpad_core.grants import refusal, spaces
 from scratchpad_core.keys import ApiKeys
+from scratchpad_core.results import Space
 
-from ..server.calls import clipped
+from ..server.calls import KEY_BUDGET, clipped
+from ..server.tokens import key_token, token_key
 from ..settings import Settings
 from .metrics import Metrics
 
 log = logging.getLogger("scratchpad.auth")
 
 UNCHECKED = "(unchecked)"  # the client_id of a token whose key could not be checked (the database was down)
-READ_SCOPE = "scratchpad:read"
-WRITE_SCOPE = "scratchpad:write"
 
 
 def uses_keys(settings: Settings) -> bool:
@@ -52,17 +54,24 @@ class KeyVerifier:
             return None
         if key.agent_id is None:  # an admin key: the web view only; KeyedCaller refuses it every tool
             return AccessToken(token=token, client_id=key.id, scopes=[], claims={"admin": True})
-        scopes = [READ_SCOPE] if key.read_only else [READ_SCOPE, WRITE_SCOPE]
-        claims = {"label": key.label}  # as it is now: the versions and entries this token makes record it
-        return AccessToken(token=token, client_id=key.id, scopes=scopes, subject=key.agent_id, claims=claims)
+        return key_token(token, key)
 
 
 class KeyedCaller:
-    """The agent comes from the caller's key; agent_id may be omitted and must match when given."""
+    """The agent comes from the caller's key: agent_id may be omitted (the key's own agent) or name an agent the
+    key has a grant on (scratchpad_core.grants). A refusal is logged and counted as an authorization failure."""
+
+    def __init__(self, metrics: Metrics | None = None) -> None:
+        self._metrics = metrics
 
     def caller(self, requested: str | None) -> str | None:
         token = get_access_token()
         return None if token is None else token.subject
+
+    def budget(self, agent_id: str) -> str:
+        """A key's rate limit counts its calls wherever it acts (its own agent or a granted one)."""
+        token = get_access_token()
+        return agent_id if token is None else f"{KEY_BUDGET}{token.client_id}"
 
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         token = get_access_token()
@@ -72,14 +81,23 @@ class KeyedCaller:
             raise AccessDenied(ADMIN_KEY_REFUSED)
         if token is None or token.subject is None:
             raise AccessDenied("This call needs an API key (Authorization: Bearer <key>).")
-        if requested is not None and requested != token.subject:
-            raise AccessDenied(
-                f"This API key belongs to agent {token.subject!r}, not {clipped(requested)!r}; nothing was run. "
-                "Omit agent_id, or pass the key's own agent."
-            )
-        if not read_only and WRITE_SCOPE not in token.scopes:
-            raise AccessDenied("This API key is read-only; this tool changes data. Use a read-write key.")
-        return token.subject
+        agent = token.subject if requested is None else clipped(requested)
+        refused = refusal(token_key(token), agent, writes=not read_only)
+        if refused is not None:
+            reason = "read_only" if agent == token.subject else "no_grant"
+            if self._metrics is not None:
+                self._metrics.auth_failure(reason)
+            log.warning(
+                "authorization failure: key %s may not %s agent %s", token.client_id,
+                "read" if read_only else "write", agent, extra={"event": "auth_failure", "reason": reason},
+            )  # fmt: skip
+            raise AccessDenied(refused)
+        return agent
+
+    def spaces(self) -> list[Space] | None:
+        """The agents the key may use and how, its own first."""
+        token = get_access_token()
+        return None if token is None or token.subject is None else spaces(token_key(token))
 
     def actor(self) -> str:
         token = get_access_token()

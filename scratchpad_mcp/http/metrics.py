@@ -24,7 +24,8 @@ class Metrics:
             registry=self.registry,
         )  # fmt: skip
         self._auth = Counter(
-            "scratchpad_auth_failures", "Requests refused for a missing, unknown or revoked key.", ["reason"],
+            "scratchpad_auth_failures",
+            "Requests refused for a missing, unknown or revoked key, or a key without access to the agent.", ["reason"],
             registry=self.registry,
         )  # fmt: skip
 

@@ -77,7 +77,10 @@ def build_server(
         auth=auth,
         subscriptions=False,  # ours, below: they hear of the store's changes, each caller of its own agent's
     )
-    register_tools(mcp, store, agent_id_required=agent_id_required, max_read_bytes=max_read_bytes, actor=runner.actor)
+    register_tools(
+        mcp, store, agent_id_required=agent_id_required, max_read_bytes=max_read_bytes, actor=runner.actor,
+        spaces=runner.spaces,
+    )  # fmt: skip
     uris = FileUris(keyed=token_verifier is not None)
     FileResources(store, runner, uris).register(mcp.lowlevel)
     Prompts(store, runner, agent_id_required=agent_id_required).register(mcp.lowlevel)

@@ -18,6 +18,7 @@ from scratchpad_core.actors import STDIO
 from scratchpad_core.errors import AccessDenied, InvalidInput, RateLimited, ScratchpadError
 from scratchpad_core.paths import check_agent_id
 from scratchpad_core.ports import RateLimiter
+from scratchpad_core.results import Space
 
 from .replies import failure, success
 
@@ -52,6 +53,15 @@ class CallerPolicy(Protocol):
     def actor(self) -> str:
         """Who makes this call's changes, as its versions and log entries record it (scratchpad_core.actors)."""
 
+    def budget(self, agent_id: str) -> str:
+        """Whose rate-limit budget a call for the agent draws on: the agent's, or a key's (KEY_BUDGET)."""
+
+    def spaces(self) -> list[Space] | None:
+        """The agents the caller may use and how, its own first (a key's); None: any agent it names."""
+
+
+KEY_BUDGET = "key:"  # a key's budget is "key:<id>": no agent id has a colon, so it is never an agent's
+
 
 class TrustedCaller:
     """stdio and SCRATCHPAD_AUTH=none: the agent_id argument is taken at its word; changes are recorded as made
@@ -66,6 +76,12 @@ class TrustedCaller:
     def caller(self, requested: str | None) -> str | None:
         return requested
 
+    def budget(self, agent_id: str) -> str:
+        return agent_id
+
+    def spaces(self) -> list[Space] | None:
+        return None
+
     def agent_for(self, requested: str | None, *, read_only: bool) -> str:
         if requested is None:
             raise InvalidInput("agent_id is required: pass the agent's namespace, e.g. agent_id='research-bot'.")
@@ -73,7 +89,7 @@ class TrustedCaller:
 
 
 class CallGate(Protocol):
-    def admit(self, agent_id: str, tool: str) -> None:
+    def admit(self, budget: str, tool: str) -> None:
         """Let the call run, or refuse it before it runs by raising a ScratchpadError (e.g. RateLimited)."""
 
 
@@ -83,16 +99,16 @@ class CallObserver(Protocol):
 
 
 class RateLimit:
-    """A call gate: refuses a call, before it runs, when the agent has used up its budget (shared by every
-    replica)."""
+    """A call gate: refuses a call, before it runs, when its budget is used up (shared by every replica): the
+    agent's, or with API keys the key's, wherever it acts."""
 
     def __init__(self, limiter: RateLimiter) -> None:
         self._limiter = limiter
 
-    def admit(self, agent_id: str, tool: str) -> None:
-        wait = self._limiter.acquire(agent_id)
+    def admit(self, budget: str, tool: str) -> None:
+        wait = self._limiter.acquire(budget)
         if wait > 0:
-            raise RateLimited(wait)
+            raise RateLimited(wait, "this API key" if budget.startswith(KEY_BUDGET) else "this agent")
 
 
 @dataclass
@@ -167,6 +183,10 @@ class CallRunner:
     def actor(self) -> str:
         """Who makes the changes of the call being run (inside a use case: the caller's key, or the transport)."""
         return self._policy.actor()
+
+    def spaces(self) -> list[Space] | None:
+        """The agents the caller of the request being run may use, its own first (a key's); None: any it names."""
+        return self._policy.spaces()
 
     def _caller(self, requested_agent: str | None) -> str | None:
         """Who calls, for the log: a key's agent, or (trusted callers) the agent_id as given, clipped."""
@@ -243,6 +263,7 @@ class CallRunner:
         """The agent the call acts for, once the policy let it act for that agent and every gate let it run."""
         agent_id = self._policy.agent_for(requested_agent, read_only=read_only)
         record.agent_id = agent_id  # checked by the policy (at most 128 characters)
+        budget = self._policy.budget(agent_id)
         for gate in self._gates:
-            gate.admit(agent_id, record.tool)
+            gate.admit(budget, record.tool)
         return agent_id

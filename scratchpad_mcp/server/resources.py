@@ -1,7 +1,9 @@
 """Files as MCP resources: an agent's files are listed (by cursor, metadata only) and read (the current text).
 
 With API keys a caller acts for its key's agent, and scratchpad://files/{path} names a file of that agent;
-without (stdio, or HTTP with SCRATCHPAD_AUTH=none) the caller owns the store, and
+scratchpad://agents/{agent_id}/files/{path} a file of an agent the key has a grant on (scratchpad_core.grants:
+listing and reading need read access), and resources/list pages over the key's own agent, then each agent it may
+read. Without keys (stdio, or HTTP with SCRATCHPAD_AUTH=none) the caller owns the store, and
 scratchpad://agents/{agent_id}/files/{path} names any agent's file.
 """
 
@@ -40,6 +42,7 @@ Page = tuple[list[tuple[str, FileInfo]], str | None]  # (agent_id, file) pairs, 
 
 SCHEME = "scratchpad://"
 KEYED_PREFIX = f"{SCHEME}files/"  # + path
+AGENT_TEMPLATE = f"{SCHEME}agents/{{agent_id}}/files/{{path}}"
 PAGE = 100  # resources per resources/list page
 TTL_MS = 0  # a file may change at any moment: a listing or a read is stale at once (cacheScope "private")
 MIME_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".jsonl": "application/jsonl"}
@@ -53,25 +56,33 @@ class FileUris:
 
     @property
     def template(self) -> str:
-        return f"{KEYED_PREFIX}{{path}}" if self.keyed else f"{SCHEME}agents/{{agent_id}}/files/{{path}}"
+        return f"{KEYED_PREFIX}{{path}}" if self.keyed else AGENT_TEMPLATE
 
-    def of(self, agent_id: str, path: str) -> str:
-        return f"{KEYED_PREFIX}{path}" if self.keyed else f"{SCHEME}agents/{agent_id}/files/{path}"
+    @property
+    def templates(self) -> str:
+        """How a refusal names the URIs this server's files have."""
+        return f"{self.template}, or {AGENT_TEMPLATE} for an agent your key has a grant on" if self.keyed else (
+            self.template
+        )  # fmt: skip
+
+    def of(self, agent_id: str, path: str, *, own: str | None = None) -> str:
+        """The URI of an agent's file, for a caller whose key acts for `own` (keyed) or for the store's owner."""
+        if self.keyed and agent_id == own:
+            return f"{KEYED_PREFIX}{path}"
+        return f"{SCHEME}agents/{agent_id}/files/{path}"
 
     def parse(self, uri: str) -> tuple[str | None, str]:
         """(agent_id, path) of the file a URI names (agent_id None: the key's own agent); raises InvalidUri."""
-        if self.keyed:
-            if not uri.startswith(KEYED_PREFIX):
-                raise InvalidUri(uri, self.template)
-            return None, _checked_path(uri[len(KEYED_PREFIX) :], uri, self.template)
+        if self.keyed and uri.startswith(KEYED_PREFIX):
+            return None, _checked_path(uri[len(KEYED_PREFIX) :], uri, self.templates)
         agent_id, marker, path = uri.removeprefix(f"{SCHEME}agents/").partition("/files/")
         if not uri.startswith(f"{SCHEME}agents/") or not marker:
-            raise InvalidUri(uri, self.template)
+            raise InvalidUri(uri, self.templates)
         try:
             check_agent_id(agent_id)
         except ScratchpadError:
-            raise InvalidUri(uri, self.template) from None
-        return agent_id, _checked_path(path, uri, self.template)
+            raise InvalidUri(uri, self.templates) from None
+        return agent_id, _checked_path(path, uri, self.templates)
 
 
 class InvalidUri(Exception):
@@ -97,11 +108,11 @@ def mime_type(path: str) -> str:
     return MIME_TYPES.get(suffix) or mimetypes.guess_type(f"x{suffix}")[0] or "text/plain"
 
 
-def resource(uris: FileUris, agent_id: str, file: FileInfo) -> Resource:
+def resource(uris: FileUris, agent_id: str, file: FileInfo, own: str | None) -> Resource:
     modified = datetime.datetime.fromtimestamp(file.updated_at / 1000, datetime.UTC)
     return Resource(
-        uri=uris.of(agent_id, file.path),
-        name=file.path if uris.keyed else f"{agent_id}/{file.path}",
+        uri=uris.of(agent_id, file.path, own=own),
+        name=file.path if uris.keyed and agent_id == own else f"{agent_id}/{file.path}",
         mime_type=mime_type(file.path),
         size=file.bytes,
         annotations=Annotations(last_modified=modified.isoformat(timespec="milliseconds").replace("+00:00", "Z")),
@@ -126,24 +137,38 @@ class FileResources:
         self, _ctx: ServerRequestContext[Any], params: PaginatedRequestParams
     ) -> ListResourcesResult:
         cursor = params.cursor or None
+        own = None
         if self.uris.keyed:
-            page = await self._access("resources/list", lambda agent: self._own_page(agent, cursor))
+            agent, inner = _space_cursor(cursor)
+            page = await self._access("resources/list", lambda a: self._space_page(a, inner), agent_id=agent)
+            spaces = self._runner.spaces()
+            own = spaces[0].agent if spaces else None
         else:
             page = await self._access("resources/list", lambda _: self._store_page(cursor), owner=True)
         records, next_cursor = page
-        resources = [resource(self.uris, agent_id, file) for agent_id, file in records]
+        resources = [resource(self.uris, agent_id, file, own) for agent_id, file in records]
         return ListResourcesResult(resources=resources, next_cursor=next_cursor, ttl_ms=TTL_MS, cache_scope="private")
 
     async def list_templates(
         self, _ctx: ServerRequestContext[Any], _params: PaginatedRequestParams
     ) -> ListResourceTemplatesResult:
         who = "the file's path" if self.uris.keyed else "the agent's id and the file's path"
-        template = ResourceTemplate(
-            uri_template=self.uris.template,
-            name="file",
-            description=f"A stored file's current text, named by {who}.",
-        )
-        return ListResourceTemplatesResult(resource_templates=[template], ttl_ms=3_600_000, cache_scope="private")
+        templates = [
+            ResourceTemplate(
+                uri_template=self.uris.template,
+                name="file",
+                description=f"A stored file's current text, named by {who}.",
+            )
+        ]
+        if self.uris.keyed:
+            templates.append(
+                ResourceTemplate(
+                    uri_template=AGENT_TEMPLATE,
+                    name="granted file",
+                    description="The current text of a file of an agent your key has a grant on.",
+                )
+            )
+        return ListResourceTemplatesResult(resource_templates=templates, ttl_ms=3_600_000, cache_scope="private")
 
     async def read_resource(
         self, _ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
@@ -163,9 +188,17 @@ class FileResources:
         contents = TextResourceContents(uri=uri, text=text, mime_type=mime_type(path), _meta={"version": version})
         return ReadResourceResult(contents=[contents], ttl_ms=TTL_MS, cache_scope="private")
 
-    def _own_page(self, agent_id: str, cursor: str | None) -> Page:
+    def _space_page(self, agent_id: str, cursor: str | None) -> Page:
+        """A page of one of the key's agents; the next page's cursor goes on in it, or at the next agent the key
+        may read (its spaces, own agent first)."""
         listing = self._store.list_files(agent_id, limit=PAGE, cursor=cursor)
-        return [(agent_id, file) for file in listing.files], listing.next_cursor
+        if listing.next_cursor is not None:
+            next_cursor: str | None = f"{agent_id}/{listing.next_cursor}"
+        else:
+            agents = [space.agent for space in self._runner.spaces() or []]
+            later = agents[agents.index(agent_id) + 1 :] if agent_id in agents else []
+            next_cursor = f"{later[0]}/" if later else None
+        return [(agent_id, file) for file in listing.files], next_cursor
 
     def _store_page(self, cursor: str | None) -> Page:
         after = None
@@ -193,3 +226,17 @@ class FileResources:
         except ScratchpadError as error:
             refused = isinstance(error, (InvalidInput, AccessDenied))
             raise MCPError(INVALID_PARAMS if refused else INTERNAL_ERROR, error.message, data=data) from None
+
+
+def _space_cursor(cursor: str | None) -> tuple[str | None, str | None]:
+    """The agent a keyed listing's page is of (None: the key's own) and the cursor within it."""
+    if cursor is None:
+        return None, None
+    agent_id, marker, inner = cursor.partition("/")
+    try:
+        check_agent_id(agent_id)
+    except ScratchpadError:
+        marker = ""
+    if not marker:
+        raise MCPError(INVALID_PARAMS, "Invalid cursor: pass the nextCursor of the previous page unchanged.")
+    return agent_id, inner or None

@@ -3,6 +3,7 @@
 # No `from __future__ import annotations` here: the SDK reads these annotations at run time,
 # and the argument types below are chosen per server (agent_id is optional with API keys).
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Protocol, TypeVar
 
@@ -59,10 +60,13 @@ SnippetArg = Annotated[bool, Field(description="Also return the changed lines.")
 RequestIdArg = Annotated[str | None, Field(description="Same on retry: no redo.")]
 
 
-def agent_argument(required: bool) -> Any:
+def agent_argument(required: bool, *, writes: bool = True) -> Any:
+    """agent_id: the caller's namespace (stdio, no keys); with keys, the key's own agent (omitted) or one it has a
+    grant on (scratchpad_core.grants), a write grant for a writing tool."""
     if required:
         return Annotated[str, Field(description="Your namespace, e.g. my-bot")]
-    return Annotated[str | None, Field(default=None, description="Not needed: your key names it.")]
+    granted = "one granted write" if writes else "a granted one"
+    return Annotated[str | None, Field(default=None, description=f"Omit: your key's, or {granted}.")]
 
 
 def register_tools(
@@ -72,6 +76,7 @@ def register_tools(
     agent_id_required: bool = True,
     max_read_bytes: int | None = None,
     actor: Callable[[], str] = lambda: STDIO,
+    spaces: Callable[[], list[r.Space] | None] = lambda: None,
 ) -> None:
     """The tools, on `mcp`: each takes its arguments and returns the use case to run for the calling agent.
 
@@ -79,9 +84,11 @@ def register_tools(
     payload's size (the arguments named in `payload`). Docstrings are the descriptions a model reads, with
     {bounds} filled in from the live limits. max_read_bytes bounds a full read_file (None: no bound); the reply
     past it says truncated and where to go on, so the description need not. actor() names who makes the call
-    being run (its key, or the transport), which every version and log entry records.
+    being run (its key, or the transport), which every version and log entry records; spaces() the agents its
+    key may use (its own first), which get_usage_stats of the key's own agent lists.
     """
     AgentArg = agent_argument(agent_id_required)
+    ReadAgentArg = agent_argument(agent_id_required, writes=False)
 
     @mcp.tool(annotations=IDEMPOTENT, payload=("content",))
     def write_file(
@@ -97,7 +104,7 @@ def register_tools(
 
     @mcp.tool(annotations=READ)
     def read_file(
-        agent_id: AgentArg,
+        agent_id: ReadAgentArg,
         path: PathArg,
         since_version: Annotated[int | None, Field(description="Version you hold: get only the changes.")] = None,
         format: Annotated[
@@ -150,7 +157,7 @@ def register_tools(
         )
 
     @mcp.tool(annotations=READ)
-    def list_versions(agent_id: AgentArg, path: PathArg) -> UseCase[r.VersionList]:
+    def list_versions(agent_id: ReadAgentArg, path: PathArg) -> UseCase[r.VersionList]:
         """A file's retained versions."""
         return lambda a: store.list_versions(a, path)
 
@@ -170,11 +177,11 @@ def register_tools(
         agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None, request_id: RequestIdArg = None
     ) -> UseCase[r.DeleteResult]:
         """Delete a file and its versions (not a log at the same path)."""
-        return lambda a: store.delete_file(a, path, expected_version, request_id=request_id)
+        return lambda a: store.delete_file(a, path, expected_version, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=READ)
     def list_files(
-        agent_id: AgentArg,
+        agent_id: ReadAgentArg,
         prefix: PrefixArg = None,
         limit: Annotated[int | None, Field(description="Page size, 1-{max_list}; omit: all.")] = None,
         cursor: Annotated[str | None, Field(description="next_cursor of the last page.")] = None,
@@ -184,7 +191,7 @@ def register_tools(
 
     @mcp.tool(annotations=READ, slow=True)
     def search_files(
-        agent_id: AgentArg,
+        agent_id: ReadAgentArg,
         query: Annotated[str, Field(description="Words; a question works.")],
         prefix: PrefixArg = None,
         max_results: Annotated[int, Field(description="At most this many, 1-{max_results}.")] = DEFAULT_SEARCH_RESULTS,
@@ -209,7 +216,7 @@ def register_tools(
 
     @mcp.tool(annotations=READ)
     def read_log(
-        agent_id: AgentArg,
+        agent_id: ReadAgentArg,
         path: PathArg,
         since_entry: Annotated[int | None, Field(description="last_entry_id you got; omit: from the start.")] = None,
         limit: Annotated[int | None, Field(description="Page size, 1-{log_page}.")] = None,
@@ -220,24 +227,24 @@ def register_tools(
         return lambda a: store.read_log(a, path, since_entry, limit=limit, tail=tail, show_by=show_by)
 
     @mcp.tool(annotations=READ)
-    def list_logs(agent_id: AgentArg, prefix: PrefixArg = None) -> UseCase[r.LogListing]:
+    def list_logs(agent_id: ReadAgentArg, prefix: PrefixArg = None) -> UseCase[r.LogListing]:
         """Your logs and their sizes."""
         return lambda a: store.list_logs(a, prefix)
 
     @mcp.tool(annotations=DESTROY)
     def delete_log(agent_id: AgentArg, path: PathArg, request_id: RequestIdArg = None) -> UseCase[r.DeleteLogResult]:
         """Delete a log, freeing its quota."""
-        return lambda a: store.delete_log(a, path, request_id=request_id)
+        return lambda a: store.delete_log(a, path, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=REMOTE_READ, slow=True)
-    def summarize_file(agent_id: AgentArg, path: PathArg) -> UseCase[r.SummaryResult]:
+    def summarize_file(agent_id: ReadAgentArg, path: PathArg) -> UseCase[r.SummaryResult]:
         """Cached summary of a file over {summary_chars} characters."""
         return lambda a: store.summarize_file(a, path)
 
     @mcp.tool(annotations=READ)
-    def get_usage_stats(agent_id: AgentArg) -> UseCase[r.UsageStats]:
+    def get_usage_stats(agent_id: ReadAgentArg) -> UseCase[r.UsageStats]:
         """Your usage and quotas."""
-        return store.get_usage_stats
+        return lambda a: with_spaces(store.get_usage_stats(a), spaces())
 
 
 def tool_bounds(limits: Limits) -> dict[str, str]:
@@ -251,3 +258,9 @@ def tool_bounds(limits: Limits) -> dict[str, str]:
         "log_page": f"{LOG_PAGE_SIZE:,}",
         "summary_chars": f"{SUMMARY_THRESHOLD_CHARS:,}",
     }
+
+
+def with_spaces(stats: r.UsageStats, spaces: list[r.Space] | None) -> r.UsageStats:
+    """The stats, listing the key's spaces when they are of the key's own agent (listed first)."""
+    own = spaces is not None and spaces[0].agent == stats.agent_id
+    return dataclasses.replace(stats, spaces=spaces) if own else stats

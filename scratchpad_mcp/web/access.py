@@ -1,4 +1,5 @@
-"""Who is looking: the single local user (every agent), or a person signed in with an API key.
+"""Who is looking: the single local user (every agent), or a person signed in with an API key (an admin key:
+every agent; an agent's key: its agent and those it has a grant on, scratchpad_core.grants; read-only, as always).
 
 A key becomes a session cookie holding the key's hash, an expiry and an HMAC over both, never the key
 itself. Every request checks the signature and then the key (a revoked key's session ends on its next
@@ -14,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from scratchpad_core.errors import AccessDenied
+from scratchpad_core.grants import spaces
 from scratchpad_core.keys import ApiKey, ApiKeys, hash_secret
 
 COOKIE = "scratchpad_session"
@@ -22,18 +24,23 @@ SESSION_MS = 12 * 3600 * 1000
 
 @dataclass(frozen=True)
 class Viewer:
-    """agent_id None: every agent (the local user, or an admin key)."""
+    """agent_id None: every agent (the local user, or an admin key); else the key's agent, then the agents it has
+    a grant on (`visible`, its own first)."""
 
     agent_id: str | None
     name: str
     signed_in: bool = False
+    visible: tuple[str, ...] = ()
 
     def sees(self, agent_id: str) -> bool:
-        return self.agent_id is None or self.agent_id == agent_id
+        return self.agent_id is None or agent_id in self.visible
 
     def check(self, agent_id: str) -> None:
         if not self.sees(agent_id):
-            raise AccessDenied(f"This key belongs to agent {self.agent_id!r}; it cannot see agent {agent_id!r}.")
+            raise AccessDenied(
+                f"This key belongs to agent {self.agent_id!r} and cannot see agent {agent_id!r} "
+                "(it has no grant on it)."
+            )
 
 
 LOCAL = Viewer(None, "local")
@@ -42,7 +49,7 @@ LOCAL = Viewer(None, "local")
 def viewer_of_key(key: ApiKey) -> Viewer:
     label = f" ({key.label})" if key.label else ""
     who = f"admin key {key.id}" if key.agent_id is None else f"key {key.id} of {key.agent_id}"
-    return Viewer(key.agent_id, who + label, signed_in=True)
+    return Viewer(key.agent_id, who + label, signed_in=True, visible=tuple(s.agent for s in spaces(key)))
 
 
 class Sessions:

@@ -65,9 +65,8 @@ class Pages:
         after = request.query_params.get("after") or None
 
         def build(viewer: Viewer) -> dict[str, Any]:
-            if viewer.agent_id is not None:  # an agent's key: its own agent only
-                own = self._agents.found(viewer.agent_id)
-                rows, more = [own] if own else [], None
+            if viewer.agent_id is not None:  # an agent's key: its own agent, then those it has a grant on
+                rows, more = [u for agent in viewer.visible if (u := self._agents.found(agent)) is not None], None
             else:
                 found = list(self._agents.agents(after, reading.AGENTS_PAGE + 1))
                 more = found[reading.AGENTS_PAGE - 1].agent_id if len(found) > reading.AGENTS_PAGE else None

@@ -10,7 +10,7 @@ from tests.cli.conftest import isolated_main
 COMMANDS = [
     *(["db", name] for name in ("upgrade", "current", "downgrade", "check")),
     ["export"], ["import"],
-    *(["keys", name] for name in ("create", "list", "revoke")),
+    *(["keys", name] for name in ("create", "list", "grant", "ungrant", "revoke")),
     ["serve"], ["web"],
     *([name] for name in ("agents", "files", "cat", "versions", "diff", "logs", "log", "search", "stats")),
 ]  # fmt: skip

@@ -108,7 +108,7 @@ def test_file_quota(make_store: StoreFactory, recount: Recounter) -> None:
         store.write_file(A, "d", "1")
 
     message = str(caught.value)
-    assert "File quota" in message
+    assert "file quota" in message
     assert "3 of 3 files" in message
     assert recount.snapshot(A) == before
     assert recount.check(store, A).file_count == 3
@@ -144,7 +144,7 @@ def test_byte_quota_counts_retained_versions(make_store: StoreFactory, recount: 
 
     with pytest.raises(QuotaExceeded) as caught:
         store.write_file(A, "f", "b" * 41)  # 60 + 41 > 100
-    assert "Storage quota" in str(caught.value)
+    assert "storage quota" in str(caught.value)
     with pytest.raises(QuotaExceeded):
         store.write_file(A, "g", "b" * 41)
     assert recount.snapshot(A) == before
@@ -184,7 +184,7 @@ def test_byte_quota_counts_log_entries(make_store: StoreFactory, recount: Recoun
 
     with pytest.raises(QuotaExceeded) as caught:
         store.append_log(A, "l.log", "c")
-    assert "Storage quota" in str(caught.value)
+    assert "storage quota" in str(caught.value)
     with pytest.raises(QuotaExceeded):
         store.write_file(A, "f", "a" * 91)
     assert recount.snapshot(A) == before

@@ -81,7 +81,7 @@ def stored_ids(database_url: str, agent_id: str) -> list[str]:
     if memory.is_memory_url(database_url):
         connection = memory.connect(database_url)
         try:
-            return list(connection.database.tables.requests.get(agent_id, {}))
+            return [request_id for _, request_id in connection.database.tables.requests.get(agent_id, {})]
         finally:
             connection.close()
     engine = make_engine(database_url)
@@ -371,9 +371,9 @@ def test_a_result_stored_with_a_retired_field_is_replayed_without_it(backend: Ba
     first = store.write_file(A, "f.md", "v1", request_id="old")
     stored = backend.unit_of_work
     with stored() as uow:
-        row = uow.requests.get(A, "old")
+        row = uow.requests.get(A, "", "old")
         assert row is not None
-        uow.requests.forget(A, "old")
+        uow.requests.forget(A, "", "old")
         legacy = json.loads(row.result) | {"already_applied": True}
         uow.requests.add(dataclasses.replace(row, result=json.dumps(legacy)), keep=1000, expire_before=0)
         uow.commit()

@@ -132,7 +132,7 @@ async def test_the_key_names_the_agent(team: Team) -> None:
                 ("delete_file", {"path": "mine.md"}),
             ]:
                 message = await refused(client, tool, {"agent_id": b, **arguments})
-                assert f"belongs to agent {a!r}, not {b!r}" in message, message
+                assert f"API key {key_a.id} (agent {a}) has no grant on agent {b}" in message, message
                 assert "nothing was run" in message
 
         async with connect(team.replicas[1].mcp_url, key_b.secret) as client:
@@ -140,7 +140,7 @@ async def test_the_key_names_the_agent(team: Team) -> None:
             assert (await ok(client, "list_logs", {}))["logs"] == []
             assert "File not found" in await refused(client, "read_file", {"path": "stolen.md"})
             # ... and b cannot reach a's namespace either.
-            assert "belongs to agent" in await refused(client, "read_file", {"agent_id": a, "path": "mine.md"})
+            assert "has no grant on agent" in await refused(client, "read_file", {"agent_id": a, "path": "mine.md"})
 
         async with connect(team.replicas[1].mcp_url, key_a.secret) as client:
             assert (await ok(client, "read_file", {"path": "mine.md"}))["current_version"] == 1
@@ -211,7 +211,7 @@ def parse_keys_list(output: str) -> dict[str, dict[str, str]]:
     """`keys list` rows by key id, cut at the header's column positions."""
     lines = output.splitlines()
     header = lines[0]
-    names = ["id", "agent", "access", "created", "last used", "revoked", "label"]
+    names = ["id", "agent", "access", "created", "last used", "revoked", "grants", "label"]
     starts = [header.index(name) for name in names]
     assert starts == sorted(starts), header
     rows = {}

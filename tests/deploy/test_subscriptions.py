@@ -159,7 +159,10 @@ async def test_a_write_on_one_replica_reaches_a_listener_on_the_other(team: Team
             read = await listener.read_resource(plan, cache_mode="bypass")
             assert read.contents[0].text == "two\n"  # type: ignore[union-attr]
             templates = await listener.list_resource_templates()
-            assert [t.uri_template for t in templates.resource_templates] == ["scratchpad://files/{path}"]
+            assert [t.uri_template for t in templates.resource_templates] == [
+                "scratchpad://files/{path}",
+                "scratchpad://agents/{agent_id}/files/{path}",  # an agent the key has a grant on
+            ]
 
 
 @pytest.mark.postgres

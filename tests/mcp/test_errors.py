@@ -128,7 +128,7 @@ async def test_file_quota(make_store: StoreFactory) -> None:
         await ok(client, "write_file", {**A, "path": "one", "content": "1"})
         before = await usage(client)
         message = await refused(client, "write_file", {**A, "path": "two", "content": "2"})
-        assert message.startswith("File quota exceeded: the agent already has 1 of 1 files.")
+        assert message.startswith("Agent a's file quota exceeded: a already has 1 of 1 files.")
         assert await usage(client) == {**before, "total_operations": before["total_operations"] + 1}
         assert [f["path"] for f in (await ok(client, "list_files", A))["files"]] == ["one"]
         assert (await ok(client, "write_file", {**A, "path": "one", "content": "11"}))["version"] == 2
@@ -138,10 +138,12 @@ async def test_byte_and_log_entry_quotas(make_store: StoreFactory) -> None:
     async with Client(serve(make_store(Limits(quota_bytes=10, quota_log_entries=1)))) as client:
         await ok(client, "write_file", {**A, "path": "f", "content": "x" * 8})
         message = await refused(client, "write_file", {**A, "path": "g", "content": "yyy"})
-        assert message.startswith("Storage quota exceeded: this call needs 3 more bytes, but the agent stores 8 of 10")
+        assert message.startswith(
+            "Agent a's storage quota exceeded: this call needs 3 more bytes, but a stores 8 of 10"
+        )
         await ok(client, "append_log", {**A, "path": "l", "entry": "e"})
         message = await refused(client, "append_log", {**A, "path": "l", "entry": "e"})
-        assert message.startswith("Log entry quota exceeded: the agent already has 1 of 1 log entries.")
+        assert message.startswith("Agent a's log entry quota exceeded: a already has 1 of 1 log entries.")
         stats = await usage(client)
         assert (stats["total_bytes"], stats["file_count"], stats["log_count"]) == (9, 1, 1)
 

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.viewing import viewing_store
+from scratchpad_core.grants import parse_grant
 from scratchpad_core.limits import Limits
 from scratchpad_core.usecases.base import wall_clock_ms
 from scratchpad_mcp.web.access import COOKIE, Sessions
@@ -203,3 +204,20 @@ def test_a_missing_agent_is_a_404_that_names_it(backend: Backend, local: TestCli
     keyed.post("/signin", data={"key": secret})
     assert 'href="/a/newcomer"' not in keyed.get("/").text
     assert keyed.get("/a/nobody").status_code == 403  # another agent's: refused before saying whether it exists
+
+
+def test_an_agents_key_sees_its_agent_and_the_agents_it_has_a_grant_on(backend: Backend, keyed: TestClient) -> None:
+    for agent in ("worker-1", "team-plan", "handbook", "worker-2"):
+        backend.store.write_file(agent, "f.txt", f"content of {agent}")
+    key, secret = backend.keys.create("worker-1", grants=[parse_grant("team-plan:write"), parse_grant("handbook:read")])
+    keyed.post("/signin", data={"key": secret})
+    agents = keyed.get("/").text
+    assert ">worker-1<" in agents and ">team-plan<" in agents and ">handbook<" in agents and "worker-2" not in agents
+    for agent in ("worker-1", "team-plan", "handbook"):
+        assert f"content of {agent}" in keyed.get(f"/a/{agent}/file/f.txt").text
+    other = keyed.get("/a/worker-2/file/f.txt")
+    assert other.status_code == 403 and "content of worker-2" not in other.text
+    assert "cannot see agent &#39;worker-2&#39; (it has no grant on it)" in other.text
+    backend.keys.ungrant(key.id, "handbook")  # at once: the next request
+    assert keyed.get("/a/handbook/file/f.txt").status_code == 403
+    assert "handbook" not in keyed.get("/").text
