@@ -30,6 +30,7 @@ from .model import (
 
 if TYPE_CHECKING:
     from .quotas import Breach
+    from .retention import RetentionRule
     from .words import Analyzer
 
 
@@ -97,10 +98,17 @@ class LogRepository(Protocol):
 
     def lock(self, agent_id: str, path: str) -> LogRecord | None: ...
 
-    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, bool]:
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, int]:
         """Bump the head counter of the log at `path` (made, with no entries, if it has no row) and store the entry
-        under it; returns the log's id, the entry id, and whether the log had no entries before (new, or
-        deleted)."""
+        under it; returns the log's id, the entry id, and how many entries it holds now (1: it had none before,
+        new or deleted)."""
+
+    def young_from(self, log_id: int, below: int, since: int) -> int | None:
+        """The oldest entry id below `below` made at or after `since` (ms); None: none is."""
+
+    def trim(self, log_id: int, below: int) -> tuple[int, int]:
+        """Drop the log's entries below id `below` (retention: the oldest, so the kept ids stay contiguous) and
+        take them off its row; returns (entries, bytes) dropped."""
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         """Up to `limit` entries after id `after`, in id order; each says who appended it if `with_by`."""
@@ -114,6 +122,22 @@ class LogRepository(Protocol):
         reader's since_entry cursor never skips new entries (until then the log reads as empty, 0 entries).
         Of the agent's deleted log paths, the `remember` most recent keep their numbers.
         """
+
+
+class RetentionRepository(Protocol):
+    """The retention rules (retention.py), read per call so that a change applies from the next one everywhere."""
+
+    def rules(self, agent_id: str, kind: str) -> list[RetentionRule]:
+        """The agent's rules on its logs or its files (kind)."""
+
+    def all(self, agent_id: str | None = None) -> list[RetentionRule]:
+        """Every rule (of one agent), sorted by agent, kind and prefix."""
+
+    def set(self, rule: RetentionRule, now: int) -> None:
+        """Add the rule, or replace the one on the same agent, kind and prefix."""
+
+    def clear(self, agent_id: str, kind: str, prefix: str) -> bool:
+        """Remove the rule; False if there was none."""
 
 
 class SummaryRepository(Protocol):
@@ -233,6 +257,9 @@ class UnitOfWork(Protocol):
 
     @property
     def index(self) -> SearchIndex: ...
+
+    @property
+    def retention(self) -> RetentionRepository: ...
 
     def __enter__(self) -> UnitOfWork: ...
 

@@ -110,6 +110,7 @@ class LogPage:
     total: int
     last_entry_id: int
     has_more: bool
+    first_entry_id: int | None = None  # the oldest kept entry, when entries after since_entry were dropped
 
 
 @dataclass(frozen=True)
@@ -180,3 +181,14 @@ class UsageStats:
     bytes_saved: int
     logs: int
     quota: Quota = field(default_factory=lambda: Quota(0, 0, 0))
+
+
+@dataclass(frozen=True)
+class PruneResult:
+    """What a prune dropped: entries (and their bytes) of how many logs, and logs emptied (every entry past
+    its age: the log is gone, as after delete_log)."""
+
+    logs_trimmed: int
+    entries_dropped: int
+    bytes_freed: int
+    logs_emptied: int = 0
