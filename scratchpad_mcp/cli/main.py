@@ -60,9 +60,10 @@ def command_line() -> Root:
 
     if len(root.commands) == 1:
         from . import admin, inspection, keys
+        from .retention import retention  # and `db prune`
         from .web import web
 
-        for command in (*admin.COMMANDS, keys.keys, web, *inspection.COMMANDS):
+        for command in (*admin.COMMANDS, keys.keys, retention, web, *inspection.COMMANDS):
             root.add_command(command)
     return root
 

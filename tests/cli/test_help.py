@@ -8,7 +8,8 @@ from scratchpad_mcp.cli.main import command_line
 from tests.cli.conftest import isolated_main
 
 COMMANDS = [
-    *(["db", name] for name in ("upgrade", "current", "downgrade", "check")),
+    *(["db", name] for name in ("upgrade", "current", "downgrade", "check", "prune")),
+    *(["retention", name] for name in ("set", "list", "clear")),
     ["export"], ["import"],
     *(["keys", name] for name in ("create", "list", "revoke")),
     ["serve"], ["web"],

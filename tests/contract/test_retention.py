@@ -9,11 +9,14 @@ from collections.abc import Iterator
 import pytest
 
 from scratchpad_adapters.factory import Backend, open_backend
+from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.integrity import check
 from scratchpad_core.errors import InvalidInput, QuotaExceeded
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import LogPage, PruneResult
 from scratchpad_core.retention import DROP_BATCH, LOGS, RetentionRule
 from scratchpad_core.service import Scratchpad
+from tests.conftest import SQL_ONLY
 from tests.contract.test_retries import Clock
 from tests.recount import Recounter
 
@@ -190,3 +193,22 @@ def test_dropped_entries_leave_the_search_index(store: Scratchpad) -> None:
     store.append_log(A, "run.log", "zebra again")
     assert store.read_log(A, "run.log").total == 2  # a cleared rule applies from the next call
     assert store.search_files(A, "zebra").count == 1
+
+
+@SQL_ONLY  # db check reads the SQL rows
+def test_db_check_knows_retention(store: Scratchpad, clock: Clock, database_url: str) -> None:
+    store.set_retention(A, logs="runs/", keep_entries=3)
+    store.set_retention(A, logs="aged.log", max_age="1m")
+    fill(store, "runs/a.log", 1, 10)
+    fill(store, "big.log", 1, DROP_BATCH + 5)
+    store.set_retention(A, logs="big.log", keep_entries=1)
+    fill(store, "big.log", DROP_BATCH + 6, DROP_BATCH + 6)  # part way: a log still past its rule
+    fill(store, "aged.log", 1, 3)
+    clock.now += 2 * MINUTE
+    store.prune()
+    engine = make_engine(database_url)
+    try:
+        report = check(engine, Limits())
+    finally:
+        engine.dispose()
+    assert report.ok, report.lines()
