@@ -206,8 +206,11 @@ class SearchIndex(Protocol):
     def log_entries(self, log_id: int) -> tuple[int, int] | None:
         """The first and last entry ids indexed of the log (None: none)."""
 
-    def add_entries(self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]]) -> None:
-        """Index entries (id, rows) after the last one indexed."""
+    def add_entries(
+        self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]], *, below: int = 0
+    ) -> None:
+        """Index entries (id, rows) after the last one indexed; with `below`, the rows of entries below it (that
+        retention dropped in this transaction) go in the same change."""
 
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
         """Delete the log's rows of entries below `below` (None: all of them, and its record)."""

@@ -31,12 +31,18 @@ class Logs(UseCaseBase):
             now = self._clock()
             log_id, entry_id, held = uow.logs.append(agent_id, path, entry, size, now, actor)
             created = held == 1  # a new log, or a deleted one back
+            rule = rule_for(uow.retention.rules(agent_id, LOGS), path)
+            cut = (
+                NOTHING
+                if rule is None
+                else trim_log(uow, rule, log_id, entry_id - held + 1, entry_id, now, index=False)
+            )
             indexed = uow.index.log_entries(log_id)
             follows = indexed is None if created else indexed is not None and indexed[1] == entry_id - 1
             if follows:  # else an earlier release wrote to the log: it lags, and a search catches up
-                index_entries(uow.index, agent_id, log_id, [(entry_id, entry)])
-            rule = rule_for(uow.retention.rules(agent_id, LOGS), path)
-            cut = NOTHING if rule is None else trim_log(uow, rule, log_id, entry_id - held + 1, entry_id, now)
+                index_entries(uow.index, agent_id, log_id, [(entry_id, entry)], below=cut.below)
+            elif cut.entries:
+                uow.index.drop_entries(log_id, below=cut.below)
             delta = UsageDelta(logs=int(created), log_entries=1 - cut.entries, bytes=size - cut.bytes)
             self._count(uow, agent_id, delta)  # what retention dropped is given back in the same change
             return AppendResult(path, entry_id, size)

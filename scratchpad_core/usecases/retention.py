@@ -20,6 +20,7 @@ class Trimmed:
     entries: int = 0
     bytes: int = 0
     emptied: bool = False  # every entry was past its age: the log is gone, as after delete_log
+    below: int = 0  # the entries below this id went
 
     def delta(self) -> UsageDelta:
         return UsageDelta(logs=-int(self.emptied), log_entries=-self.entries, bytes=-self.bytes, operations=0)
@@ -28,9 +29,12 @@ class Trimmed:
 NOTHING = Trimmed()
 
 
-def trim_log(uow: UnitOfWork, rule: RetentionRule, log_id: int, first: int, last: int, now: int) -> Trimmed:
+def trim_log(
+    uow: UnitOfWork, rule: RetentionRule, log_id: int, first: int, last: int, now: int, *, index: bool = True
+) -> Trimmed:
     """Drop, in the caller's transaction, the oldest batch of the log first..last that `rule` no longer keeps
-    (the log's row locked), with their index rows; the caller counts them (Trimmed.delta)."""
+    (the log's row locked), with their index rows unless the caller drops those (index=False: an append, in
+    the same change as its own entry's); the caller counts them (Trimmed.delta)."""
     count_below, end = drop_window(rule, first, last)
     since = age_threshold(rule, now)
     if since is None and count_below <= first:
@@ -42,8 +46,9 @@ def trim_log(uow: UnitOfWork, rule: RetentionRule, log_id: int, first: int, last
     if below > last:  # nothing kept (a prune by age; an append's own entry is young): the log goes
         return NOTHING
     entries, freed = uow.logs.trim(log_id, below)
-    uow.index.drop_entries(log_id, below=below)
-    return Trimmed(entries, freed)
+    if index:
+        uow.index.drop_entries(log_id, below=below)
+    return Trimmed(entries, freed, below=below)
 
 
 class Retention(UseCaseBase):
