@@ -185,10 +185,12 @@ class UsageStats:
 
 @dataclass(frozen=True)
 class PruneResult:
-    """What a prune dropped: entries (and their bytes) of how many logs, and logs emptied (every entry past
-    its age: the log is gone, as after delete_log)."""
+    """What a prune dropped: entries (and their bytes) of how many logs, logs emptied (every entry past
+    its age: the log is gone, as after delete_log), and expired files deleted (and their versions' bytes)."""
 
     logs_trimmed: int
     entries_dropped: int
     bytes_freed: int
     logs_emptied: int = 0
+    files_expired: int = 0
+    file_bytes_freed: int = 0

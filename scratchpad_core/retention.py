@@ -134,3 +134,10 @@ def drop_below(rule: RetentionRule, first: int, last: int, first_young: int | No
     count_below, end = drop_window(rule, first, last)
     age_below = first if rule.max_age is None else (end if first_young is None else first_young)
     return min(max(count_below, age_below), end)
+
+
+def expired(rule: RetentionRule | None, updated_at: int, now: int) -> bool:
+    """Whether a file last written at `updated_at` has expired by `now` under `rule` (exactly max_age old: not
+    yet)."""
+    since = None if rule is None else age_threshold(rule, now)
+    return since is not None and updated_at < since

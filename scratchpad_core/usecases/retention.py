@@ -3,16 +3,27 @@ that goes past its rule; prune what rules by age have left behind (`db prune`)."
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
-from ..errors import InvalidInput
 from ..model import UsageDelta
 from ..paths import check_agent_id
 from ..ports import UnitOfWork
 from ..results import PruneResult
-from ..retention import FILES, LOGS, RetentionRule, age_threshold, drop_below, drop_window, make_rule, rule_for
+from ..retention import (
+    DROP_BATCH,
+    FILES,
+    LOGS,
+    RetentionRule,
+    age_threshold,
+    drop_below,
+    drop_window,
+    make_rule,
+    rule_for,
+)
 from ..retention import target as rule_target
 from .base import UseCaseBase
+from .expiry import due, expire, live
 
 
 @dataclass(frozen=True)
@@ -62,11 +73,10 @@ class Retention(UseCaseBase):
         max_age: str | int | None = None,
     ) -> RetentionRule:
         """Keep the newest keep_entries entries and/or those younger than max_age (90s, 15m, 12h, 30d, or
-        seconds) of the agent's logs under the prefix `logs`; replaces a rule on the same prefix. The agent
-        may hold nothing yet. A log past the rule catches up over its next appends, or at prune()."""
+        seconds) of the agent's logs under the prefix `logs`, or make its files under the prefix `files` expire
+        max_age after their last write; replaces a rule on the same prefix. The agent may hold nothing yet. A
+        log past the rule catches up over its next appends, or at prune(), which also deletes expired files."""
         rule = make_rule(agent_id, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)
-        if rule.kind == FILES:
-            raise InvalidInput("Invalid retention target: expiring files is not available yet; give a logs prefix.")
 
         def work(uow: UnitOfWork) -> RetentionRule:
             uow.retention.set(rule, self._clock())
@@ -86,17 +96,34 @@ class Retention(UseCaseBase):
         return self._transact(lambda uow: uow.retention.clear(agent_id, kind, prefix))
 
     def prune(self) -> PruneResult:
-        """Apply every logs rule to every log it governs, a bounded batch per transaction, until none is past
-        its rule (a log far past a new rule, and entries past their age with no append since)."""
-        trimmed, entries, freed, emptied = set(), 0, 0, 0
-        for rule in self._transact(lambda uow: [r for r in uow.retention.all() if r.kind == LOGS], read_only=True):
+        """Apply every rule to what it governs, a bounded batch per transaction, until nothing is past its rule:
+        logs far past a new rule, entries past their age with no append since, and expired files (deleted as
+        delete_file does)."""
+        trimmed, entries, freed, emptied, files, file_bytes = set(), 0, 0, 0, 0, 0
+        rules = self._transact(lambda uow: uow.retention.all(), read_only=True)
+        for rule in (r for r in rules if r.kind == LOGS):
             for path in self._governed(rule):
                 while (step := self._trim_step(rule, path)) != NOTHING:
                     trimmed.add((rule.agent_id, path))
                     entries, freed, emptied = entries + step.entries, freed + step.bytes, emptied + step.emptied
                     if step.emptied:
                         break
-        return PruneResult(len(trimmed), entries, freed, emptied)
+        for rule in (r for r in rules if r.kind == FILES):
+            while batch := self._transact(functools.partial(self._expire_batch, rule=rule)):
+                files, file_bytes = files + batch[0], file_bytes + batch[1]
+        return PruneResult(len(trimmed), entries, freed, emptied, files, file_bytes)
+
+    def _expire_batch(self, uow: UnitOfWork, rule: RetentionRule) -> tuple[int, int] | None:
+        """Delete up to DROP_BATCH of the expired files that `rule` governs; None when there were none."""
+        now = self._clock()
+        rules = uow.retention.rules(rule.agent_id, FILES)
+        paths = [p for p in due(uow, rule.agent_id, rule.prefix, now, DROP_BATCH) if rule_for(rules, p) == rule]
+        freed = 0
+        for path in sorted(paths):  # one lock order: by path
+            record = uow.files.lock(rule.agent_id, path)
+            if record is not None and record.current_version > 0 and live(uow, record, now) is None:
+                freed += expire(uow, record, now, self.limits)
+        return (len(paths), freed) if paths else None
 
     def _governed(self, rule: RetentionRule) -> list[str]:
         """The paths of the agent's live logs that `rule` governs (no longer prefix takes them)."""

@@ -37,7 +37,11 @@ def retention() -> None:
 @LOGS
 @FILES
 @click.option("--keep-entries", metavar="N", type=int, help="Keep the newest N entries of each log.")
-@click.option("--max-age", metavar="DURATION", help="Drop entries older than this: 90s, 15m, 12h, 30d.")
+@click.option(
+    "--max-age",
+    metavar="DURATION",
+    help="Drop entries older than this (files: expire this long after their last write): 90s, 15m, 12h, 30d.",
+)
 @pass_invocation
 def set_rule(
     invocation: Invocation,
@@ -47,7 +51,7 @@ def set_rule(
     keep_entries: int | None,
     max_age: str | None,
 ) -> int:
-    """Set (or replace) the rule on an agent's logs under a prefix; it applies from the next append."""
+    """Set (or replace) the rule on an agent's logs (or files) under a prefix; it applies from the next call."""
     settings = invocation.begin()
     make_rule(agent, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)  # refused before any change
     with _store(settings, existing=False) as store:
@@ -95,12 +99,15 @@ def clear_rule(invocation: Invocation, agent: str, logs: str | None, files: str 
 @db.command("prune")
 @pass_invocation
 def prune(invocation: Invocation) -> int:
-    """Apply the retention rules now: entries past their age, logs far past a new rule."""
+    """Apply the retention rules now: entries past their age, logs far past a new rule, expired files."""
     with _store(invocation.begin()) as store:
         done = store.prune()
     emptied = f"; {done.logs_emptied:,} emptied (every entry past its age)" if done.logs_emptied else ""
     dropped = f"{done.entries_dropped:,} entries ({done.bytes_freed:,} bytes)"
-    print(f"pruned {dropped} of {done.logs_trimmed:,} logs{emptied}")
+    files = f"; {done.files_expired:,} expired files deleted ({done.file_bytes_freed:,} bytes)" * bool(
+        done.files_expired
+    )
+    print(f"pruned {dropped} of {done.logs_trimmed:,} logs{emptied}{files}")
     return 0
 
 

@@ -4,11 +4,9 @@ and counters that fall with what is dropped (equal to a recount)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from scratchpad_adapters.factory import Backend, open_backend
+from scratchpad_adapters.factory import Backend
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.integrity import check
 from scratchpad_core.errors import InvalidInput, QuotaExceeded
@@ -22,18 +20,6 @@ from tests.recount import Recounter
 
 A, B = "agent-a", "agent-b"
 MINUTE = 60_000
-
-
-@pytest.fixture
-def backend(database_url: str) -> Iterator[Backend]:
-    opened = open_backend(database_url)
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
 
 
 @pytest.fixture
