@@ -48,6 +48,7 @@ def test_an_expired_file_reads_as_deleted_everywhere(store: Scratchpad, clock: C
     with pytest.raises(NotFound):
         store.restore_version(A, "tmp/scratch.md", 1)
     assert paths(store) == ["notes.md"]
+    assert [(agent, f.path) for agent, f in store.list_store_files().files] == [(A, "notes.md")]  # resources
     assert [m.path for m in store.search_files(A, "zebra").matches] == ["notes.md"]
     assert [m.path for m in store.search_files(A, "zebra", exact=True).matches] == ["notes.md"]
     assert store.delete_file(A, "tmp/scratch.md").deleted is False  # as if deleted: nothing to delete
