@@ -58,6 +58,10 @@ class FileRepository(Protocol):
 
     def get_version(self, file_id: int, version: int) -> Version | None: ...
 
+    def replace_content(self, file_id: int, version: Version) -> None:
+        """Give a retained version other content (its size, lines and hash with it); its number, time and
+        actor stay (a redaction)."""
+
     def list_versions(self, file_id: int) -> list[VersionInfo]: ...
 
     def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
@@ -115,6 +119,9 @@ class LogRepository(Protocol):
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]: ...
 
+    def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
+        """Give an entry other text (of `size` bytes, it had old_size), the log's bytes with it (a redaction)."""
+
     def delete(self, log_id: int, now: int, remember: int) -> tuple[int, int]:
         """Delete the log's entries; returns (entries, bytes) removed.
 
@@ -144,6 +151,9 @@ class SummaryRepository(Protocol):
     def get(self, file_id: int, version: int) -> str | None: ...
 
     def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None: ...
+
+    def drop(self, file_id: int) -> None:
+        """Forget the file's cached summary (a redaction)."""
 
 
 class RequestRepository(Protocol):

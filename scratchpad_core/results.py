@@ -194,3 +194,13 @@ class PruneResult:
     logs_emptied: int = 0
     files_expired: int = 0
     file_bytes_freed: int = 0
+
+
+@dataclass(frozen=True)
+class RedactResult:
+    """What a redaction changed: the versions (or log entries) redacted, and the new version it made when the
+    current one was among them."""
+
+    path: str
+    redacted: list[int]
+    new_version: int | None = None

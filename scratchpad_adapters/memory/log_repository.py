@@ -68,3 +68,12 @@ class MemoryLogRepository:
         row = t.logs[log_id]
         t.logs[log_id] = dataclasses.replace(row, entries=row.entries - len(gone), bytes=row.bytes - freed)
         return len(gone), freed
+
+    def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
+        t = self._tx.change()
+        rows = t.entries[log_id]
+        t.entries[log_id] = tuple(
+            dataclasses.replace(r, entry=text, bytes=size) if r.id == entry_id else r for r in rows
+        )
+        row = t.logs[log_id]
+        t.logs[log_id] = dataclasses.replace(row, bytes=row.bytes + size - old_size)

@@ -55,6 +55,12 @@ _TRIM_LOG = (
     .where(g.id == bindparam("log_id"))
     .values(entries=g.entries - bindparam("gone"), bytes=g.bytes - bindparam("freed"))
 )
+_REPLACE_ENTRY = (
+    update(log_entries)
+    .where(e.log_id == bindparam("the_log"), e.entry_id == bindparam("the_entry"))
+    .values(entry=bindparam("text"), bytes=bindparam("size"))
+)
+_RESIZE_LOG = update(logs).where(g.id == bindparam("log_id")).values(bytes=g.bytes + bindparam("change"))
 _BURY_LOG = update(logs).where(g.id == bindparam("log_id")).values(entries=0, bytes=0, updated_at=bindparam("now"))
 
 
@@ -110,3 +116,7 @@ class SqlLogRepository:
         if gone:
             run(self._c, _TRIM_LOG, {"log_id": log_id, "gone": len(gone), "freed": sum(gone)})
         return len(gone), sum(gone)
+
+    def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
+        run(self._c, _REPLACE_ENTRY, {"the_log": log_id, "the_entry": entry_id, "text": text, "size": size})
+        run(self._c, _RESIZE_LOG, {"log_id": log_id, "change": size - old_size})

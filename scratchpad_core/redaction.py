@@ -1,0 +1,36 @@
+"""Redaction: the one home of what replaces removed content. A redacted version (or log entry) keeps its number,
+time and actor; its content becomes a marker saying that it was redacted, when and by whom, or, for a text
+removed from a file, each occurrence of the text becomes that marker."""
+
+from __future__ import annotations
+
+import datetime
+
+from .errors import InvalidInput
+
+MAX_SECRET_CHARS = 10_000
+
+
+def marker(now: int, by: str) -> str:
+    """The text that stands where content was removed (now: ms since the epoch)."""
+    when = datetime.datetime.fromtimestamp(now / 1000, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return f"[redacted {when} by {by}]"
+
+
+def whole(mark: str) -> str:
+    """A version's whole content, redacted: the marker as its one line."""
+    return mark + "\n"
+
+
+def check_secret(text: object) -> str:
+    if not isinstance(text, str) or not text or len(text) > MAX_SECRET_CHARS:
+        raise InvalidInput(
+            f"Invalid text to redact: give the exact text to remove, 1 to {MAX_SECRET_CHARS:,} characters. "
+            "Nothing was changed."
+        )
+    return text
+
+
+def scrub(content: str, secret: str, mark: str) -> str | None:
+    """The content with every occurrence of the secret replaced by the marker; None when it holds none."""
+    return content.replace(secret, mark) if secret in content else None
