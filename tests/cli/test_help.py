@@ -10,7 +10,7 @@ from tests.cli.conftest import isolated_main
 COMMANDS = [
     *(["db", name] for name in ("upgrade", "current", "downgrade", "check", "prune")),
     *(["retention", name] for name in ("set", "list", "clear")),
-    ["export"], ["import"],
+    ["export"], ["import"], ["redact"],
     *(["keys", name] for name in ("create", "list", "revoke")),
     ["serve"], ["web"],
     *([name] for name in ("agents", "files", "cat", "versions", "diff", "logs", "log", "search", "stats")),
