@@ -164,6 +164,10 @@ class RequestRepository(Protocol):
     def forget(self, agent_id: str, request_id: str) -> None:
         """Drop one id (one past its retention, before it is used again)."""
 
+    def forget_holding(self, agent_id: str, texts: Sequence[str]) -> int:
+        """Drop the agent's ids whose stored result holds any of the texts (a redaction: a reply kept for a
+        repeat must not give the text back); returns how many."""
+
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         """Store a new id (a concurrent call storing the same one makes the later commit fail, retryable), then
         forget, among the agent's PRUNE_BATCH oldest, those beyond its `keep` newest or made before expire_before."""

@@ -5,6 +5,7 @@ removed from a file, each occurrence of the text becomes that marker."""
 from __future__ import annotations
 
 import datetime
+import json
 
 from .errors import InvalidInput
 
@@ -34,3 +35,8 @@ def check_secret(text: object) -> str:
 def scrub(content: str, secret: str, mark: str) -> str | None:
     """The content with every occurrence of the secret replaced by the marker; None when it holds none."""
     return content.replace(secret, mark) if secret in content else None
+
+
+def stored_forms(text: str) -> list[str]:
+    """The forms a text takes inside a stored JSON reply (as it is, and escaped either way)."""
+    return list(dict.fromkeys([text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]]))

@@ -12,7 +12,7 @@ from ..errors import NotFound
 from ..limits import utf8_len
 from ..model import UsageDelta, Version
 from ..ports import UnitOfWork
-from ..redaction import check_secret, marker, scrub, whole
+from ..redaction import check_secret, marker, scrub, stored_forms, whole
 from ..results import RedactResult
 from .base import checked, require_file
 from .indexer import index_log
@@ -26,7 +26,7 @@ class Redaction(FileWrites):
         """Replace a retained version's whole content with a marker saying it was redacted, when and by `by`."""
         return self._redact(
             agent_id, path, by, lambda v, mark: whole(mark) if v.version == version else None,
-            f"version {version} of {path} is not retained",
+            f"version {version} of {path} is not retained", stored_forms(f'"{path}"'),
         )  # fmt: skip
 
     def redact_text(self, agent_id: str, path: str, text: str, *, by: str = LIBRARY) -> RedactResult:
@@ -34,7 +34,7 @@ class Redaction(FileWrites):
         secret = check_secret(text)
         return self._redact(
             agent_id, path, by, lambda v, mark: scrub(v.content, secret, mark),
-            f"the text is not in any retained version of {path}",
+            f"the text is not in any retained version of {path}", stored_forms(secret),
         )  # fmt: skip
 
     def redact_entry(self, agent_id: str, path: str, entry_id: int, *, by: str = LIBRARY) -> RedactResult:
@@ -61,7 +61,9 @@ class Redaction(FileWrites):
 
         return self._transact(work)
 
-    def _redact(self, agent_id: str, path: str, by: str, change: Change, missing: str) -> RedactResult:
+    def _redact(
+        self, agent_id: str, path: str, by: str, change: Change, missing: str, forget: list[str]
+    ) -> RedactResult:
         agent_id, path = checked(agent_id, path)
         check_actor(by)
 
@@ -89,6 +91,7 @@ class Redaction(FileWrites):
                 uow.files.replace_content(record.id, replaced)
                 grown += replaced.bytes - kept.bytes
             uow.summaries.drop(record.id)  # a summary of a redacted version must not outlive it
+            uow.requests.forget_holding(agent_id, forget)  # nor a reply kept for a repeat (a snippet of it)
             self._count(uow, agent_id, UsageDelta(bytes=grown, operations=0))
             return RedactResult(path, sorted(changed), None if made is None else made.version)
 

@@ -117,3 +117,13 @@ def test_a_log_entry_is_redacted(store: Scratchpad, clock: Clock, recount: Recou
     with pytest.raises(NotFound, match=r"^nothing to redact: entry 7 of run\.log is not kept"):
         store.redact_entry(A, "run.log", 7)
     recount.check(store, A)
+
+
+def test_a_reply_kept_for_a_repeat_does_not_give_the_text_back(store: Scratchpad) -> None:
+    store.write_file(A, "keys.md", "first\nb\n")
+    first = store.edit_file(A, "keys.md", "b", f"b {SECRET}", snippet=True, request_id="r-1")
+    assert SECRET in (first.snippet or "") and first.version == 2
+    assert store.edit_file(A, "keys.md", "b", f"b {SECRET}", snippet=True, request_id="r-1") == first  # a replay
+    assert store.redact_text(A, "keys.md", SECRET).new_version == 3
+    again = store.edit_file(A, "keys.md", "first", "1st", snippet=True, request_id="r-1")  # forgotten: a new call
+    assert again.version == 4 and SECRET not in (again.snippet or "")
