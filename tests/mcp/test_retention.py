@@ -28,3 +28,23 @@ async def test_read_log_says_where_the_kept_entries_start(client: Client, store:
     assert usage["log_count"] == 2
     names = {tool.name for tool in (await client.list_tools()).tools}
     assert not any("retention" in name or "prune" in name for name in names)
+
+
+async def test_no_tool_gives_back_a_redacted_text(client: Client, store: Scratchpad) -> None:
+    secret = "sk-live-c0ffee1234"
+    await ok(client, "write_file", {**A, "path": "n.md", "content": f"key {secret}\n"})
+    await ok(client, "edit_file", {**A, "path": "n.md", "old_str": "key", "new_str": "api key"})
+    await ok(client, "append_log", {**A, "path": "run", "entry": f"saw {secret}"})
+    store.redact_text("a", "n.md", secret, by="ops")
+    store.redact_entry("a", "run", 1, by="ops")
+    replies = [
+        await ok(client, "read_file", {**A, "path": "n.md"}),
+        await ok(client, "read_file", {**A, "path": "n.md", "version": 1}),
+        await ok(client, "read_file", {**A, "path": "n.md", "since_version": 1, "format": "unified"}),
+        await ok(client, "list_versions", {**A, "path": "n.md"}),
+        await ok(client, "search_files", {**A, "query": "c0ffee1234"}),
+        await ok(client, "search_files", {**A, "query": secret, "exact": True}),
+        await ok(client, "read_log", {**A, "path": "run"}),
+    ]
+    assert [secret in str(reply) for reply in replies] == [False] * len(replies)
+    assert replies[0]["current_version"] == 3 and "[redacted " in replies[1]["content"]
