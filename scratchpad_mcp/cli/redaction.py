@@ -20,7 +20,7 @@ from .root import Command, pass_invocation
 
 POSTGRES_NOTE = (
     "PostgreSQL keeps the old row versions on disk until they are vacuumed: run VACUUM FULL on file_versions, "
-    "log_entries, search_rows and summaries (see the README) for the bytes to leave the disk."
+    "log_entries, search_rows, summaries and request_ids (see the README) for the bytes to leave the disk."
 )
 
 

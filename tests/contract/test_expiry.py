@@ -7,9 +7,13 @@ from __future__ import annotations
 import pytest
 
 from scratchpad_adapters.factory import Backend
+from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.integrity import check
 from scratchpad_core.errors import NotFound, VersionConflict
+from scratchpad_core.limits import Limits
 from scratchpad_core.retention import FILES, RetentionRule
 from scratchpad_core.service import Scratchpad
+from tests.conftest import SQL_ONLY
 from tests.contract.test_retries import Clock
 from tests.recount import Recounter
 
@@ -98,3 +102,15 @@ def test_clearing_the_rule_brings_an_unpruned_file_back(store: Scratchpad, clock
     assert paths(store) == ["notes.md"]
     assert store.clear_retention(A, files="tmp/") is True
     assert paths(store) == ["notes.md", "tmp/scratch.md"]
+
+
+@SQL_ONLY  # db check reads the SQL rows
+def test_db_check_accepts_an_expired_file_not_yet_pruned(store: Scratchpad, clock: Clock, database_url: str) -> None:
+    clock.now += HOUR + 1
+    engine = make_engine(database_url)
+    try:
+        report = check(engine, Limits())
+    finally:
+        engine.dispose()
+    assert report.ok, report.lines()
+    assert any("1 expired file not yet pruned" in note for note in report.notes)
