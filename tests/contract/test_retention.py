@@ -198,6 +198,6 @@ def test_db_check_knows_retention(store: Scratchpad, clock: Clock, database_url:
         after = check(engine, Limits())
     finally:
         engine.dispose()
-    assert before.ok and after.ok, before.lines() + after.lines()
+    assert before.ok and after.ok, [*before.lines(), *after.lines()]
     note = "note: 3 retention rules; {} past its keep-entries and 0 expired files not yet pruned (`db prune` removes"
     assert [n.split(" them)")[0] for n in before.notes + after.notes] == [note.format("1 log"), note.format("0 logs")]
