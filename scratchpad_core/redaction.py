@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import datetime
 import json
+import re
 
 from .errors import InvalidInput
 
 MAX_SECRET_CHARS = 10_000
+_MARKER = re.compile(r"\[redacted \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by [^\]\n]{1,256}\]")
 
 
 def marker(now: int, by: str) -> str:
@@ -40,3 +42,8 @@ def scrub(content: str, secret: str, mark: str) -> str | None:
 def stored_forms(text: str) -> list[str]:
     """The forms a text takes inside a stored JSON reply (as it is, and escaped either way)."""
     return list(dict.fromkeys([text, json.dumps(text)[1:-1], json.dumps(text, ensure_ascii=False)[1:-1]]))
+
+
+def holds_marker(content: str) -> bool:
+    """Whether a text holds a redaction's marker (a diff from it says that the version was redacted)."""
+    return "[redacted " in content and _MARKER.search(content) is not None

@@ -51,6 +51,7 @@ class ReadResult:
     total_lines: int | None = None
     truncated: bool | None = None  # a full read past its bound: the first lines that fit, total_lines and
     next_start_line: int | None = None  # the start_line to read on from
+    redacted: bool | None = None  # a diff from a version whose content was (partly) redacted: from its marker
 
 
 @dataclass(frozen=True)

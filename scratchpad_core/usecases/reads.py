@@ -6,7 +6,7 @@ import dataclasses
 import json
 from typing import Literal, get_args
 
-from .. import diffing, hunks
+from .. import diffing, hunks, redaction
 from ..bounds import MAX_LIST_LIMIT, check_range
 from ..errors import InvalidInput, NotFound, StorageBusy
 from ..limits import utf8_len
@@ -146,8 +146,9 @@ def _full_diff(
     else:
         diff = diffing.diff_chunks(old.content, head.content, context)
         size = utf8_len(_json([c.as_json() for c in diff]))
+    redacted = redaction.holds_marker(old.content) or None  # the diff starts from the marker, and says so
     return ReadResult(
-        path=path, current_version=current, since_version=since, version_too_old=False, diff=diff
+        path=path, current_version=current, since_version=since, version_too_old=False, diff=diff, redacted=redacted
     ), head.bytes - size
 
 

@@ -74,6 +74,9 @@ def test_a_text_goes_from_every_retained_version(store: Scratchpad, clock: Clock
     assert store.search_files(A, SECRET, exact=True).count == 0
     diff = store.read_file(A, "notes.md", since_version=2, format="unified")  # across a redacted version
     assert diff.current_version == 4 and SECRET not in (diff.diff or "")
+    assert diff.redacted is True  # the diff says it starts from a redacted version
+    assert store.read_file(A, "notes.md", since_version=3, format="compact").redacted is True
+    assert store.read_file(A, "notes.md", since_version=1).redacted is None  # version 1 never held it
     stats = recount.check(store, A)
     assert stats.total_bytes == sum(len(t.encode()) for t in texts.values())
 
