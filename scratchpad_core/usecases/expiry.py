@@ -9,7 +9,7 @@ from collections.abc import Callable
 from ..limits import Limits
 from ..model import FileRecord, UsageDelta
 from ..ports import UnitOfWork
-from ..retention import FILES, expired, rule_for
+from ..retention import FILES, RetentionRule, expired, rule_for
 
 Visible = Callable[[str, int], bool]  # (path, updated_at) -> not expired
 
@@ -29,13 +29,17 @@ def live(uow: UnitOfWork, record: FileRecord | None, now: int) -> FileRecord | N
     return record if visible(uow, record.agent_id, now)(record.path, record.updated_at) else None
 
 
-def expire(uow: UnitOfWork, record: FileRecord, now: int, limits: Limits) -> int:
-    """Delete an expired file, as delete_file does (its row locked by the caller), and take it off the agent's
-    counters; returns the bytes freed."""
-    uow.index.drop_file(record.id)
-    _, freed = uow.files.delete(record.id, now, limits.remembered_deletions)
-    breach = uow.usage.apply(record.agent_id, UsageDelta(files=-1, bytes=-freed, operations=0), limits)
-    assert breach is None, "a change that only lowers counters passes every quota"
+def expire(uow: UnitOfWork, records: list[FileRecord], now: int, limits: Limits) -> int:
+    """Delete expired files of one agent, as delete_file does (their rows locked by the caller, before the
+    counters: one lock order), and take them off the agent's counters; returns the bytes freed."""
+    freed = 0
+    for record in records:
+        uow.index.drop_file(record.id)
+        freed += uow.files.delete(record.id, now, limits.remembered_deletions)[1]
+    if records:
+        delta = UsageDelta(files=-len(records), bytes=-freed, operations=0)
+        breach = uow.usage.apply(records[0].agent_id, delta, limits)
+        assert breach is None, "a change that only lowers counters passes every quota"
     return freed
 
 
@@ -45,7 +49,7 @@ def expire_if_due(uow: UnitOfWork, agent_id: str, path: str, now: int, limits: L
         return
     record = uow.files.lock(agent_id, path)
     if record is not None and record.current_version > 0 and live(uow, record, now) is None:
-        expire(uow, record, now, limits)
+        expire(uow, [record], now, limits)
 
 
 def expired_paths(uow: UnitOfWork, agent_id: str, now: int) -> frozenset[str]:
@@ -59,12 +63,13 @@ def expired_paths(uow: UnitOfWork, agent_id: str, now: int) -> frozenset[str]:
     return frozenset(found)
 
 
-def due(uow: UnitOfWork, agent_id: str, prefix: str, now: int, limit: int) -> list[str]:
-    """Up to `limit` paths of the agent's expired files under `prefix`, for a prune."""
-    rules = uow.retention.rules(agent_id, FILES)
+def due(uow: UnitOfWork, rule: RetentionRule, now: int, limit: int) -> list[str]:
+    """Up to `limit` paths of the expired files that `rule` governs (no longer prefix of the agent's takes them),
+    for a prune."""
+    rules = uow.retention.rules(rule.agent_id, FILES)
     paths = []
-    for record in uow.files.list(agent_id, prefix, None, None):
-        if expired(rule_for(rules, record.path), record.updated_at, now):
+    for record in uow.files.list(rule.agent_id, rule.prefix, None, None):
+        if rule_for(rules, record.path) == rule and expired(rule, record.updated_at, now):
             paths.append(record.path)
             if len(paths) == limit:
                 break

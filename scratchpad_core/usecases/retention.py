@@ -116,14 +116,11 @@ class Retention(UseCaseBase):
     def _expire_batch(self, uow: UnitOfWork, rule: RetentionRule) -> tuple[int, int] | None:
         """Delete up to DROP_BATCH of the expired files that `rule` governs; None when there were none."""
         now = self._clock()
-        rules = uow.retention.rules(rule.agent_id, FILES)
-        paths = [p for p in due(uow, rule.agent_id, rule.prefix, now, DROP_BATCH) if rule_for(rules, p) == rule]
-        freed = 0
-        for path in sorted(paths):  # one lock order: by path
-            record = uow.files.lock(rule.agent_id, path)
-            if record is not None and record.current_version > 0 and live(uow, record, now) is None:
-                freed += expire(uow, record, now, self.limits)
-        return (len(paths), freed) if paths else None
+        paths = due(uow, rule, now, DROP_BATCH)
+        locked = [uow.files.lock(rule.agent_id, path) for path in sorted(paths)]  # every row first, by path
+        gone = [r for r in locked if r is not None and r.current_version > 0 and live(uow, r, now) is None]
+        freed = expire(uow, gone, now, self.limits)
+        return (len(gone), freed) if gone else None
 
     def _governed(self, rule: RetentionRule) -> list[str]:
         """The paths of the agent's live logs that `rule` governs (no longer prefix takes them)."""

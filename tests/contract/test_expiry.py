@@ -114,3 +114,12 @@ def test_db_check_accepts_an_expired_file_not_yet_pruned(store: Scratchpad, cloc
         engine.dispose()
     assert report.ok, report.lines()
     assert any("1 expired file not yet pruned" in note for note in report.notes)
+
+
+def test_the_longest_prefix_decides_what_expires(store: Scratchpad, clock: Clock) -> None:
+    store.set_retention(A, files="tmp/keep/", max_age="30d")
+    store.write_file(A, "tmp/keep/long.md", "long-lived\n")
+    clock.now += 2 * HOUR
+    assert paths(store) == ["notes.md", "tmp/keep/long.md"]
+    assert store.prune().files_expired == 1  # tmp/scratch.md only
+    assert paths(store) == ["notes.md", "tmp/keep/long.md"]
