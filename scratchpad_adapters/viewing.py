@@ -12,6 +12,7 @@ from scratchpad_core.model import Usage, UsageDelta
 from scratchpad_core.ports import (
     FileRepository,
     LogRepository,
+    RetentionRepository,
     SearchIndex,
     SummaryRepository,
     UnitOfWork,
@@ -63,6 +64,10 @@ class ViewingUnitOfWork:
     @property
     def index(self) -> SearchIndex:
         return self._inner.index
+
+    @property
+    def retention(self) -> RetentionRepository:
+        return self._inner.retention
 
     @property
     def requests(self) -> Any:

@@ -31,6 +31,7 @@ from .model import (
 
 if TYPE_CHECKING:
     from .quotas import Breach
+    from .retention import RetentionRule
     from .words import Analyzer
 
 
@@ -57,6 +58,10 @@ class FileRepository(Protocol):
         """Delete versions below `keep_from`; returns (versions, bytes) removed."""
 
     def get_version(self, file_id: int, version: int) -> Version | None: ...
+
+    def replace_content(self, file_id: int, version: Version) -> None:
+        """Give a retained version other content (its size, lines and hash with it); its number, time and
+        actor stay (a redaction)."""
 
     def list_versions(self, file_id: int) -> list[VersionInfo]: ...
 
@@ -98,15 +103,25 @@ class LogRepository(Protocol):
 
     def lock(self, agent_id: str, path: str) -> LogRecord | None: ...
 
-    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, bool]:
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, int]:
         """Bump the head counter of the log at `path` (made, with no entries, if it has no row) and store the entry
-        under it; returns the log's id, the entry id, and whether the log had no entries before (new, or
-        deleted)."""
+        under it; returns the log's id, the entry id, and how many entries it holds now (1: it had none before,
+        new or deleted)."""
+
+    def young_from(self, log_id: int, below: int, since: int) -> int | None:
+        """The oldest entry id below `below` made at or after `since` (ms); None: none is."""
+
+    def trim(self, log_id: int, below: int) -> tuple[int, int]:
+        """Drop the log's entries below id `below` (retention: the oldest, so the kept ids stay contiguous) and
+        take them off its row; returns (entries, bytes) dropped."""
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         """Up to `limit` entries after id `after`, in id order; each says who appended it if `with_by`."""
 
     def list(self, agent_id: str, prefix: str) -> list[LogRecord]: ...
+
+    def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
+        """Give an entry other text (of `size` bytes, it had old_size), the log's bytes with it (a redaction)."""
 
     def delete(self, log_id: int, now: int, remember: int) -> tuple[int, int]:
         """Delete the log's entries; returns (entries, bytes) removed.
@@ -117,10 +132,29 @@ class LogRepository(Protocol):
         """
 
 
+class RetentionRepository(Protocol):
+    """The retention rules (retention.py), read per call so that a change applies from the next one everywhere."""
+
+    def rules(self, agent_id: str, kind: str) -> list[RetentionRule]:
+        """The agent's rules on its logs or its files (kind)."""
+
+    def all(self, agent_id: str | None = None) -> list[RetentionRule]:
+        """Every rule (of one agent), sorted by agent, kind and prefix."""
+
+    def set(self, rule: RetentionRule, now: int) -> None:
+        """Add the rule, or replace the one on the same agent, kind and prefix."""
+
+    def clear(self, agent_id: str, kind: str, prefix: str) -> bool:
+        """Remove the rule; False if there was none."""
+
+
 class SummaryRepository(Protocol):
     def get(self, file_id: int, version: int) -> str | None: ...
 
     def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None: ...
+
+    def drop(self, file_id: int) -> None:
+        """Forget the file's cached summary (a redaction)."""
 
 
 class RequestRepository(Protocol):
@@ -130,6 +164,10 @@ class RequestRepository(Protocol):
 
     def forget(self, agent_id: str, caller: str, request_id: str) -> None:
         """Drop one id (one past its retention, before it is used again)."""
+
+    def forget_holding(self, agent_id: str, texts: Sequence[str]) -> int:
+        """Drop the agent's ids whose stored result holds any of the texts (a redaction: a reply kept for a
+        repeat must not give the text back); returns how many."""
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         """Store a new id (a concurrent call storing the same one makes the later commit fail, retryable), then
@@ -183,8 +221,11 @@ class SearchIndex(Protocol):
     def log_entries(self, log_id: int) -> tuple[int, int] | None:
         """The first and last entry ids indexed of the log (None: none)."""
 
-    def add_entries(self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]]) -> None:
-        """Index entries (id, rows) after the last one indexed."""
+    def add_entries(
+        self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]], *, below: int = 0
+    ) -> None:
+        """Index entries (id, rows) after the last one indexed; with `below`, the rows of entries below it (that
+        retention dropped in this transaction) go in the same change."""
 
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
         """Delete the log's rows of entries below `below` (None: all of them, and its record)."""
@@ -234,6 +275,9 @@ class UnitOfWork(Protocol):
 
     @property
     def index(self) -> SearchIndex: ...
+
+    @property
+    def retention(self) -> RetentionRepository: ...
 
     def __enter__(self) -> UnitOfWork: ...
 

@@ -51,6 +51,7 @@ class ReadResult:
     total_lines: int | None = None
     truncated: bool | None = None  # a full read past its bound: the first lines that fit, total_lines and
     next_start_line: int | None = None  # the start_line to read on from
+    redacted: bool | None = None  # a diff from a version whose content was (partly) redacted: from its marker
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,7 @@ class LogPage:
     total: int
     last_entry_id: int
     has_more: bool
+    first_entry_id: int | None = None  # the oldest kept entry, when entries after since_entry were dropped
 
 
 @dataclass(frozen=True)
@@ -189,3 +191,26 @@ class UsageStats:
     logs: int
     quota: Quota = field(default_factory=lambda: Quota(0, 0, 0))
     spaces: list[Space] | None = None  # with API keys, for the key's own agent: every agent the key may use
+
+
+@dataclass(frozen=True)
+class PruneResult:
+    """What a prune dropped: entries (and their bytes) of how many logs, logs emptied (every entry past
+    its age: the log is gone, as after delete_log), and expired files deleted (and their versions' bytes)."""
+
+    logs_trimmed: int
+    entries_dropped: int
+    bytes_freed: int
+    logs_emptied: int = 0
+    files_expired: int = 0
+    file_bytes_freed: int = 0
+
+
+@dataclass(frozen=True)
+class RedactResult:
+    """What a redaction changed: the versions (or log entries) redacted, and the new version it made when the
+    current one was among them."""
+
+    path: str
+    redacted: list[int]
+    new_version: int | None = None

@@ -7,14 +7,16 @@ from types import TracebackType
 from .usecases.catalog import Catalog
 from .usecases.logs import Logs
 from .usecases.reads import FileReads
+from .usecases.redaction import Redaction
 from .usecases.renames import Renames
+from .usecases.retention import Retention
 from .usecases.search import Search
 from .usecases.summaries import Summaries
 from .usecases.usage import UsageReport
 from .usecases.writes import FileWrites
 
 
-class Scratchpad(FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport, Catalog):
+class Scratchpad(Redaction, FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport, Catalog, Retention):
     """Versioned files and append-only logs in per-agent namespaces, bounded by quotas.
 
     Build one with `scratchpad_adapters.open_store(url)`, or from any UnitOfWork factory.

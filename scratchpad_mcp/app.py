@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from mcp.server.auth.settings import AuthSettings
 
 from scratchpad_adapters.factory import Backend
+from scratchpad_adapters.pruning import Pruner
 from scratchpad_core.actors import HTTP
 
 from .server import ScratchpadServer, build_server
@@ -94,6 +95,8 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
     """Open the store the settings name and serve MCP over their transport until stopped; over stdio, a warm start
     hands over what it read and answered, and keeps this start's first replies for the next one."""
     backend = open_configured(settings)
+    pruner = Pruner(backend, settings.prune_every)
+    pruner.start()
     if settings.transport == "stdio":
         try:
             from .server import wire
@@ -104,6 +107,7 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
             settle()
             transport.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
         finally:
+            pruner.stop()
             backend.close()
         transport.exit_past_abandoned_calls()
         return
@@ -121,6 +125,7 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
         settle()
         http.serve(settings, served)
     finally:
+        pruner.stop()
         backend.close()
 
 

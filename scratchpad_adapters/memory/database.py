@@ -18,6 +18,7 @@ from typing import Generic, TypeVar
 from scratchpad_core.errors import StorageError
 from scratchpad_core.keys import ApiKey
 from scratchpad_core.model import FileRecord, LogRecord, StoredRequest, Usage, Version
+from scratchpad_core.retention import RetentionRule
 
 from .search_tables import SearchTables
 
@@ -109,12 +110,13 @@ class Tables:
     requests: dict[str, Mapping[tuple[str, str], StoredRequest]] = field(default_factory=dict)  # by agent, then
     # (caller, request_id), oldest first
     search: SearchTables = field(default_factory=SearchTables)  # the word-search index (search_index.py)
+    retention: dict[tuple[str, str, str], RetentionRule] = field(default_factory=dict)  # (agent, kind, prefix)
 
     def copy(self) -> Tables:
         """A copy to change: of the tables, not of the (immutable) rows they hold."""
         return Tables(
             self.files.copy(), dict(self.versions), dict(self.summaries), self.logs.copy(), dict(self.entries),
-            dict(self.agents), dict(self.requests), self.search.copy(),
+            dict(self.agents), dict(self.requests), self.search.copy(), dict(self.retention),
         )  # fmt: skip
 
 

@@ -77,6 +77,10 @@ class MemoryFileRepository:
     def get_version(self, file_id: int, version: int) -> Version | None:
         return self._tx.tables.versions.get(file_id, {}).get(version)
 
+    def replace_content(self, file_id: int, version: Version) -> None:
+        t = self._tx.change()
+        t.versions[file_id] = {**t.versions[file_id], version.version: version}
+
     def list_versions(self, file_id: int) -> list[VersionInfo]:
         kept = self._tx.tables.versions.get(file_id, {})
         return [VersionInfo(v.version, v.bytes, v.lines, v.sha256, v.created_at, v.by) for _, v in sorted(kept.items())]

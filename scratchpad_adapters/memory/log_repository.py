@@ -20,7 +20,7 @@ class MemoryLogRepository:
     def lock(self, agent_id: str, path: str) -> LogRecord | None:
         return self.get(agent_id, path)  # a writing unit of work holds the whole store already
 
-    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, bool]:
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, int]:
         t = self._tx.change()  # as the SQL's UPDATE does, refused in a read-only unit of work
         row = t.logs.find_or_insert(agent_id, path, lambda new: LogRecord(new, agent_id, path, 0, 0, 0, now, now))
         bumped = dataclasses.replace(
@@ -33,7 +33,7 @@ class MemoryLogRepository:
         )
         t.logs[row.id] = bumped
         t.entries[row.id] = (*t.entries.get(row.id, ()), EntryRow(bumped.last_entry_id, entry, size, now, by))
-        return row.id, bumped.last_entry_id, row.entries == 0
+        return row.id, bumped.last_entry_id, bumped.entries
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         rows = self._tx.tables.entries.get(log_id, ())
@@ -52,3 +52,28 @@ class MemoryLogRepository:
         for forgotten in t.logs.forget(row.agent_id, lambda r: r.entries == 0, remember):
             t.entries.pop(forgotten, None)
         return len(gone), sum(gone)
+
+    def young_from(self, log_id: int, below: int, since: int) -> int | None:
+        rows = self._tx.tables.entries.get(log_id, ())
+        return next((r.id for r in rows if r.id < below and r.created_at >= since), None)
+
+    def trim(self, log_id: int, below: int) -> tuple[int, int]:
+        rows = self._tx.tables.entries.get(log_id, ())
+        cut = bisect.bisect_left(rows, below, key=lambda r: r.id)
+        if cut == 0:
+            return 0, 0
+        t = self._tx.change()
+        gone, t.entries[log_id] = rows[:cut], rows[cut:]
+        freed = sum(r.bytes for r in gone)
+        row = t.logs[log_id]
+        t.logs[log_id] = dataclasses.replace(row, entries=row.entries - len(gone), bytes=row.bytes - freed)
+        return len(gone), freed
+
+    def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
+        t = self._tx.change()
+        rows = t.entries[log_id]
+        t.entries[log_id] = tuple(
+            dataclasses.replace(r, entry=text, bytes=size) if r.id == entry_id else r for r in rows
+        )
+        row = t.logs[log_id]
+        t.logs[log_id] = dataclasses.replace(row, bytes=row.bytes + size - old_size)

@@ -95,9 +95,13 @@ class MemorySearchIndex:
         found = self._read.logs.get(log_id)
         return None if found is None else found[1:]
 
-    def add_entries(self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]]) -> None:
+    def add_entries(
+        self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]], *, below: int = 0
+    ) -> None:
         if not entries:
             return
+        if below and log_id in self._read.logs:
+            self.drop_entries(log_id, below)
         t = self._write()
         first = t.logs[log_id][1] if log_id in t.logs else entries[0][0]
         ids = [row for entry, rows in entries for row in self._add(t, agent_id, -log_id, entry, rows)]
@@ -110,15 +114,17 @@ class MemorySearchIndex:
             return
         t = self._write()
         agent_id, first, last = found
-        rows = t.log_rows.get(log_id, ())
-        gone = [r for r in rows if below is None or t.rows[r].entry < below]
-        self._remove(t, agent_id, gone)
+        rows = t.log_rows.get(log_id, ())  # in entry order
+        cut = (
+            len(rows) if below is None else next((i for i, r in enumerate(rows) if t.rows[r].entry >= below), len(rows))
+        )
+        self._remove(t, agent_id, rows[:cut])
         if below is None:
             del t.logs[log_id]
             t.log_rows.pop(log_id, None)
         else:
             t.logs[log_id] = (agent_id, max(first, below), last)
-            t.log_rows[log_id] = tuple(r for r in rows if r in t.rows)
+            t.log_rows[log_id] = rows[cut:]
 
     def lagging(self, agent_id: str) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
         return [], []  # every writer of this store indexes

@@ -15,3 +15,7 @@ class MemorySummaryRepository:
 
     def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None:
         self._tx.change().summaries[file_id] = SummaryRow(version, summary, model, now)
+
+    def drop(self, file_id: int) -> None:
+        if file_id in self._tx.tables.summaries:
+            del self._tx.change().summaries[file_id]

@@ -13,6 +13,7 @@ from .database import MemoryDatabase, Transaction
 from .file_repository import MemoryFileRepository
 from .log_repository import MemoryLogRepository
 from .request_repository import MemoryRequestRepository
+from .retention_repository import MemoryRetentionRepository
 from .search_index import MemorySearchIndex
 from .summary_repository import MemorySummaryRepository
 from .usage_repository import MemoryUsageRepository
@@ -30,6 +31,7 @@ class MemoryUnitOfWork:
     summaries: MemorySummaryRepository
     usage: MemoryUsageRepository
     requests: MemoryRequestRepository
+    retention: MemoryRetentionRepository
     index: MemorySearchIndex
 
     def __init__(
@@ -56,6 +58,7 @@ class MemoryUnitOfWork:
         self.usage = MemoryUsageRepository(transaction)
         self.requests = MemoryRequestRepository(transaction)
         self.index = MemorySearchIndex(transaction, self._analyzer)
+        self.retention = MemoryRetentionRepository(transaction)
         return self
 
     def commit(self) -> None:

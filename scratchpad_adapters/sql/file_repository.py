@@ -61,6 +61,11 @@ _PRUNE = (
 )
 _PRUNE_SUMMARY = delete(summaries).where(s.file_id == bindparam("file_id"), s.version < bindparam("keep_from"))
 _VERSION_INFO = (v.version, v.bytes, v.lines, v.sha256, v.created_at, v.actor.label("by"))
+_REPLACE_VERSION = (
+    update(file_versions)
+    .where(v.file_id == bindparam("the_file"), v.version == bindparam("the_version"))
+    .values(content=bindparam("content"), bytes=bindparam("size"), lines=bindparam("lines"), sha256=bindparam("sha"))
+)
 _VERSION = select(*_VERSION_INFO, v.content).where(v.file_id == bindparam("file_id"), v.version == bindparam("version"))
 _VERSIONS = select(*_VERSION_INFO).where(v.file_id == bindparam("file_id")).order_by(v.version)
 
@@ -162,6 +167,10 @@ class SqlFileRepository:
 
     def list_versions(self, file_id: int) -> list[VersionInfo]:
         return [VersionInfo(**row) for row in run(self._c, _VERSIONS, {"file_id": file_id})]
+
+    def replace_content(self, file_id: int, version: Version) -> None:
+        params = {"the_file": file_id, "the_version": version.version, "content": version.content}
+        run(self._c, _REPLACE_VERSION, {**params, "size": version.bytes, "lines": version.lines, "sha": version.sha256})
 
     def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
         query = _EVERY_AGENTS_FILES if after is None else _EVERY_AGENTS_FILES_AFTER

@@ -23,6 +23,7 @@ from . import integrity_counts as counts
 from . import integrity_rules as rules
 from . import integrity_search as search
 from .engine import snapshot
+from .integrity_retention import retention_note
 from .integrity_rules import Violation
 from .tables import agents, file_versions, files, log_entries, logs, summaries
 
@@ -92,6 +93,8 @@ def check(engine: Engine, limits: Limits, agent: str | None = None) -> Report:
             report.add(violation)
         note = rules.retention_note(connection, agent, limits)
         report.notes.extend([note] if note else [])
+        kept = retention_note(connection, agent)
+        report.notes.extend([kept] if kept else [])
     return report
 
 

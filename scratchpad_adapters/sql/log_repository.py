@@ -41,6 +41,26 @@ _LIST_UNDER_PREFIX = (
 )
 _DELETE_ENTRIES = delete(log_entries).where(e.log_id == bindparam("log_id")).returning(e.bytes)
 _FORGET_LOGS = forgetting(logs, g.entries == 0, select(g.agent_id).where(g.id == bindparam("log_id")).scalar_subquery())
+_YOUNG_FROM = (
+    select(e.entry_id)
+    .where(e.log_id == bindparam("log_id"), e.entry_id < bindparam("below"), e.created_at >= bindparam("since"))
+    .order_by(e.entry_id)
+    .limit(1)
+)
+_TRIM_ENTRIES = (
+    delete(log_entries).where(e.log_id == bindparam("log_id"), e.entry_id < bindparam("below")).returning(e.bytes)
+)
+_TRIM_LOG = (
+    update(logs)
+    .where(g.id == bindparam("log_id"))
+    .values(entries=g.entries - bindparam("gone"), bytes=g.bytes - bindparam("freed"))
+)
+_REPLACE_ENTRY = (
+    update(log_entries)
+    .where(e.log_id == bindparam("the_log"), e.entry_id == bindparam("the_entry"))
+    .values(entry=bindparam("text"), bytes=bindparam("size"))
+)
+_RESIZE_LOG = update(logs).where(g.id == bindparam("log_id")).values(bytes=g.bytes + bindparam("change"))
 _BURY_LOG = update(logs).where(g.id == bindparam("log_id")).values(entries=0, bytes=0, updated_at=bindparam("now"))
 
 
@@ -56,7 +76,7 @@ class SqlLogRepository:
         row = run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
         return None if row is None else LogRecord(**row)
 
-    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, bool]:
+    def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, int]:
         params = {"agent": agent_id, "log_path": path, "size": size, "now": now}
         bumped = run(self._c, _BUMP, params).first()
         if bumped is None:  # no row yet: make one (a concurrent first append may have just done so), then bump it
@@ -69,7 +89,7 @@ class SqlLogRepository:
             bumped = run(self._c, _BUMP, params).one()
         row = {"log_id": bumped.id, "entry_id": bumped.last_entry_id, "entry": entry, "bytes": size}
         run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by})
-        return bumped.id, bumped.last_entry_id, bumped.entries == 1
+        return bumped.id, bumped.last_entry_id, bumped.entries
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
         rows = run(self._c, _ENTRIES, {"log_id": log_id, "after": after, "limit": limit}).values
@@ -86,3 +106,17 @@ class SqlLogRepository:
         run(self._c, _BURY_LOG, {"log_id": log_id, "now": now})
         run(self._c, _FORGET_LOGS, {"log_id": log_id, "keep": remember})
         return len(gone), sum(gone)
+
+    def young_from(self, log_id: int, below: int, since: int) -> int | None:
+        found: int | None = run(self._c, _YOUNG_FROM, {"log_id": log_id, "below": below, "since": since}).scalar()
+        return found
+
+    def trim(self, log_id: int, below: int) -> tuple[int, int]:
+        gone = run(self._c, _TRIM_ENTRIES, {"log_id": log_id, "below": below}).scalars()
+        if gone:
+            run(self._c, _TRIM_LOG, {"log_id": log_id, "gone": len(gone), "freed": sum(gone)})
+        return len(gone), sum(gone)
+
+    def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
+        run(self._c, _REPLACE_ENTRY, {"the_log": log_id, "the_entry": entry_id, "text": text, "size": size})
+        run(self._c, _RESIZE_LOG, {"log_id": log_id, "change": size - old_size})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, delete, func, or_, select
 
@@ -41,6 +42,10 @@ class SqlRequestRepository:
 
     def forget(self, agent_id: str, caller: str, request_id: str) -> None:
         run(self._c, _FORGET, {"agent_id": agent_id, "caller": caller, "request_id": request_id})
+
+    def forget_holding(self, agent_id: str, texts: Sequence[str]) -> int:
+        held = or_(*(q.result.contains(text, autoescape=True) for text in texts))
+        return self._c.execute(delete(request_ids).where(q.agent_id == agent_id, held)).rowcount
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         number = int(run(self._c, _NEWEST, {"agent_id": request.agent_id}).scalar()) + 1

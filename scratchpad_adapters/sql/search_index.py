@@ -49,6 +49,7 @@ _MOVE_RECORD = (
     .values(file_id=bindparam("to_id"), version=bindparam("version"))
 )
 _LOG = select(sl.first_entry, sl.last_entry).where(sl.log_id == bindparam("log_id"))
+_LOG_AGENT = select(sl.agent_id).where(sl.log_id == bindparam("log_id"))
 _LOG_ROWS = select(sr.id).where(sr.owner == bindparam("owner"))
 _LOG_ROWS_BELOW = _LOG_ROWS.where(sr.entry < bindparam("below"))
 _SAVE_LOG = (
@@ -93,6 +94,11 @@ _LAGGING_LOGS = union_all(
 _IDS: BindParameter[int] = bindparam("ids", expanding=True)
 _DELETE_ROWS = delete(search_rows).where(sr.id.in_(_IDS)).returning(sr.length, sr.terms)
 _DELETE_ROW = delete(search_rows).where(sr.id == bindparam("row_id")).returning(sr.length, sr.terms)
+_DELETE_ENTRIES_BELOW = (  # retention's oldest entries of a log, one statement (an append drops a few)
+    delete(search_rows)
+    .where(sr.owner == bindparam("owner"), sr.entry < bindparam("below"))
+    .returning(sr.length, sr.terms)
+)
 _TEXTS = select(sr.id, sr.text).where(sr.id.in_(_IDS))
 _ENTRY_TEXTS = (
     select(sr.entry, sr.text)
@@ -170,26 +176,32 @@ class SqlSearchIndex:
         row = run(self._c, _LOG, {"log_id": log_id}).first()
         return None if row is None else (row.first_entry, row.last_entry)
 
-    def add_entries(self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]]) -> None:
+    def add_entries(
+        self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]], *, below: int = 0
+    ) -> None:
         if not entries:
             return
         key, stats = self._agent(agent_id)
         indexed = self.log_entries(log_id)
         last = entries[-1][0]
+        removed: list[Document] = []
         if indexed is None:
             run(self._c, insert_ignore(self._c, search_logs, ["log_id"]),
                 {"log_id": log_id, "agent_id": agent_id, "first_entry": entries[0][0], "last_entry": last})  # fmt: skip
         else:
-            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": indexed[0], "last": last})
+            if below > indexed[0]:  # retention dropped the oldest entries in this transaction
+                gone = run(self._c, _DELETE_ENTRIES_BELOW, {"owner": -log_id, "below": below}).values
+                removed = [(length, set(self._terms.decode(terms))) for length, terms in gone]
+            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": max(below, indexed[0]), "last": last})
         self._insert(key, -log_id, [(entry, row) for entry, rows in entries for row in rows])
         added = [document(row.terms) for _, rows in entries for row in rows]
-        self._save(key, stats.changed(self._analyzer.common, added, []))
+        self._save(key, stats.changed(self._analyzer.common, added, removed))
 
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
         indexed = self.log_entries(log_id)
         if indexed is None:
             return
-        agent_id = self._c.execute(select(sl.agent_id).where(sl.log_id == log_id)).scalar_one()
+        agent_id = run(self._c, _LOG_AGENT, {"log_id": log_id}).scalar()
         key, stats = self._agent(agent_id)
         if below is None:
             ids = run(self._c, _LOG_ROWS, {"owner": -log_id}).scalars()

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, bindparam, select
+from sqlalchemy import Connection, bindparam, delete, select
 
 from .execution import run
 from .tables import summaries
 from .upserts import upsert
 
 s = summaries.c
+_DROP = delete(summaries).where(s.file_id == bindparam("file_id"))
 _SUMMARY = select(s.summary).where(s.file_id == bindparam("file_id"), s.version == bindparam("version"))
 
 
@@ -23,3 +24,6 @@ class SqlSummaryRepository:
     def put(self, file_id: int, version: int, summary: str, model: str, now: int) -> None:
         values = {"file_id": file_id, "version": version, "summary": summary, "model": model, "created_at": now}
         run(self._c, upsert(self._c, summaries, ["file_id"], list(values)), values)
+
+    def drop(self, file_id: int) -> None:
+        run(self._c, _DROP, {"file_id": file_id})

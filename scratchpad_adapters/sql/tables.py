@@ -140,6 +140,7 @@ __all__ = [
     "metadata",
     "rate_limits",
     "request_ids",
+    "retention_rules",
     "search_agents",
     "search_files",
     "search_logs",
@@ -237,4 +238,17 @@ search_rows = Table(
     Column("terms", Text().with_variant(TSVECTOR(), "postgresql"), nullable=False),
     Column("length", Integer, nullable=False),
     Index("ix_search_rows_owner_entry", "owner", "entry"),
+)
+
+# Retention rules (scratchpad_core.retention; migration 0010): an agent's logs or files under a prefix, kept by
+# count (keep_entries) and/or age (max_age, seconds). Read on each append, so a change applies from the next call.
+retention_rules = Table(
+    "retention_rules",
+    metadata,
+    Column("agent_id", AgentId, primary_key=True),
+    Column("kind", String(8), primary_key=True),
+    Column("prefix", Path, primary_key=True),
+    Column("keep_entries", Integer, nullable=True),
+    Column("max_age", BigInteger, nullable=True),
+    Column("updated_at", Millis, nullable=False),
 )

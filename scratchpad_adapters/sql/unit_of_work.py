@@ -16,6 +16,7 @@ from .file_repository import SqlFileRepository
 from .held import HeldConnection
 from .log_repository import SqlLogRepository
 from .request_repository import SqlRequestRepository
+from .retention_repository import SqlRetentionRepository
 from .search_index import SqlSearchIndex
 from .summary_repository import SqlSummaryRepository
 from .turns import WriterTurns
@@ -29,6 +30,7 @@ class SqlUnitOfWork:
     summaries: SqlSummaryRepository
     usage: SqlUsageRepository
     requests: SqlRequestRepository
+    retention: SqlRetentionRepository
     index: SqlSearchIndex
 
     def __init__(
@@ -79,6 +81,7 @@ class SqlUnitOfWork:
         self.usage = SqlUsageRepository(connection)
         self.requests = SqlRequestRepository(connection)
         self.index = SqlSearchIndex(connection, self._analyzer)
+        self.retention = SqlRetentionRepository(connection)
         return self
 
     def commit(self) -> None:

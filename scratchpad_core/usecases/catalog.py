@@ -8,6 +8,7 @@ from ..bounds import MAX_LIST_LIMIT, check_range
 from ..ports import UnitOfWork
 from ..results import FileInfo
 from .base import UseCaseBase
+from .expiry import visible
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,10 @@ class Catalog(UseCaseBase):
             rows = uow.files.list_all(after, limit + 1)
             more = len(rows) > limit
             page = rows[:limit]
-            files = [(r.agent_id, r.info()) for r in page]
+            now, shown = self._clock(), {}  # each agent's rules read once; an expired file is not listed
+            for agent_id in dict.fromkeys(r.agent_id for r in page):
+                shown[agent_id] = visible(uow, agent_id, now)
+            files = [(r.agent_id, r.info()) for r in page if shown[r.agent_id](r.path, r.updated_at)]
             return StoreFiles(files, (page[-1].agent_id, page[-1].path) if more else None)
 
         return self._transact(work, read_only=True)

@@ -39,10 +39,12 @@ def index_file(
     index.splice(agent_id, file_id, version, start, stop, rows, record)
 
 
-def index_entries(index: SearchIndex, agent_id: str, log_id: int, entries: Iterable[tuple[int, str]]) -> None:
-    """Index entries (id, text) that follow the last one indexed."""
+def index_entries(
+    index: SearchIndex, agent_id: str, log_id: int, entries: Iterable[tuple[int, str]], *, below: int = 0
+) -> None:
+    """Index entries (id, text) that follow the last one indexed (and drop those of entries below `below`)."""
     rows = [(entry_id, rows_of(index.analyzer, text)) for entry_id, text in entries]
-    index.add_entries(agent_id, log_id, rows)
+    index.add_entries(agent_id, log_id, rows, below=below)
 
 
 def index_log(index: SearchIndex, logs: LogRepository, agent_id: str, log_id: int, first: int, last: int) -> None:

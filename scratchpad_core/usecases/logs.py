@@ -10,9 +10,11 @@ from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
 from ..results import AppendResult, DeleteLogResult, LogInfo, LogListing, LogPage
+from ..retention import LOGS, rule_for
 from ..retries import Request
 from .base import UseCaseBase, checked
 from .indexer import index_entries
+from .retention import NOTHING, trim_log
 
 
 class Logs(UseCaseBase):
@@ -26,12 +28,23 @@ class Logs(UseCaseBase):
         request = Request.of(agent_id, request_id, "append_log", AppendResult, actor=actor, path=path, entry=entry)
 
         def work(uow: UnitOfWork) -> AppendResult:
-            log_id, entry_id, created = uow.logs.append(agent_id, path, entry, size, self._clock(), actor)
+            now = self._clock()
+            log_id, entry_id, held = uow.logs.append(agent_id, path, entry, size, now, actor)
+            created = held == 1  # a new log, or a deleted one back
+            rule = rule_for(uow.retention.rules(agent_id, LOGS), path)
+            cut = (
+                NOTHING
+                if rule is None
+                else trim_log(uow, rule, log_id, entry_id - held + 1, entry_id, now, index=False)
+            )
             indexed = uow.index.log_entries(log_id)
             follows = indexed is None if created else indexed is not None and indexed[1] == entry_id - 1
             if follows:  # else an earlier release wrote to the log: it lags, and a search catches up
-                index_entries(uow.index, agent_id, log_id, [(entry_id, entry)])
-            self._count(uow, agent_id, UsageDelta(logs=int(created), log_entries=1, bytes=size))  # created: a log
+                index_entries(uow.index, agent_id, log_id, [(entry_id, entry)], below=cut.below)
+            elif cut.entries:
+                uow.index.drop_entries(log_id, below=cut.below)
+            delta = UsageDelta(logs=int(created), log_entries=1 - cut.entries, bytes=size - cut.bytes)
+            self._count(uow, agent_id, delta)  # what retention dropped is given back in the same change
             return AppendResult(path, entry_id, size)
 
         return self._transact(work, request=request)
@@ -78,6 +91,9 @@ class Logs(UseCaseBase):
                 first = log.last_entry_id - log.entries + 1  # ids are contiguous; a log that came back starts later
                 total = max(0, log.last_entry_id - max(after, first - 1))
                 cursor = page[-1].id if page else after
+                if after < first - 1:  # entries after since_entry were dropped (retention) or deleted
+                    self._count(uow, agent_id)
+                    return LogPage(page, total, cursor, more, first_entry_id=first)
             self._count(uow, agent_id)
             return LogPage(page, total, cursor, more)
 

@@ -6,7 +6,7 @@ import dataclasses
 import json
 from typing import Literal, get_args
 
-from .. import diffing, hunks
+from .. import diffing, hunks, redaction
 from ..bounds import MAX_LIST_LIMIT, check_range
 from ..errors import InvalidInput, NotFound, StorageBusy
 from ..limits import utf8_len
@@ -16,6 +16,7 @@ from ..ports import UnitOfWork
 from ..results import FileListing, ReadResult, VersionList
 from ..text import split_keepends
 from .base import UseCaseBase, checked, require_file
+from .expiry import live, visible
 
 DiffFormat = Literal["chunks", "unified", "compact"]  # the first is the default, the original's
 DIFF_FORMATS: tuple[DiffFormat, ...] = get_args(DiffFormat)
@@ -64,7 +65,7 @@ class FileReads(UseCaseBase):
             raise InvalidInput("Invalid max_bytes: use None (no bound) or at least 1.")
 
         def work(uow: UnitOfWork) -> ReadResult:
-            record = require_file(uow.files.get(agent_id, path), path)
+            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), path)
             if since_version is not None:
                 result, saved = _diff(uow, record, since_version, context, format)
             else:
@@ -87,8 +88,11 @@ class FileReads(UseCaseBase):
             rows = uow.files.listing(agent_id, prefix, after, None if limit is None else limit + 1)
             more = limit is not None and len(rows) > limit
             page = rows[:limit] if more else rows
+            cursor = page[-1].path if more else None
+            shown = visible(uow, agent_id, self._clock())  # an expired file is not listed (a page may come short)
+            page = [row for row in page if shown(row.path, row.updated_at)]
             self._count(uow, agent_id)
-            return FileListing(page, len(page), page[-1].path if more else None)
+            return FileListing(page, len(page), cursor)
 
         return self._transact(work)
 
@@ -97,7 +101,7 @@ class FileReads(UseCaseBase):
         agent_id, path = checked(agent_id, path)
 
         def work(uow: UnitOfWork) -> VersionList:
-            record = require_file(uow.files.get(agent_id, path), path)
+            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), path)
             versions = uow.files.list_versions(record.id)
             self._count(uow, agent_id)
             return VersionList(path, record.current_version, list(versions))
@@ -142,8 +146,9 @@ def _full_diff(
     else:
         diff = diffing.diff_chunks(old.content, head.content, context)
         size = utf8_len(_json([c.as_json() for c in diff]))
+    redacted = redaction.holds_marker(old.content) or None  # the diff starts from the marker, and says so
     return ReadResult(
-        path=path, current_version=current, since_version=since, version_too_old=False, diff=diff
+        path=path, current_version=current, since_version=since, version_too_old=False, diff=diff, redacted=redacted
     ), head.bytes - size
 
 

@@ -4,6 +4,7 @@ default); or, with exact=True (or regex=True), lines of the current files matchi
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 
 from ..bounds import DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
@@ -14,6 +15,7 @@ from ..ports import Matcher, UnitOfWork
 from ..results import SearchMatch, SearchResult
 from ..text import around, split_keepends
 from .base import UseCaseBase
+from .expiry import expired_paths
 from .indexer import catch_up
 from .passages import word_search
 
@@ -56,7 +58,8 @@ class Search(UseCaseBase):
                 )
             if first and uow.index.lagging(agent_id) != ([], []):
                 return None
-            return word_search(uow.index, agent_id, terms, prefix, max_results)
+            found = word_search(uow.index, agent_id, terms, prefix, max_results)
+            return _without(found, expired_paths(uow, agent_id, self._clock()))
 
         first = True
         result = self._transact(work, read_only=True)
@@ -77,7 +80,10 @@ class Search(UseCaseBase):
             matches: list[SearchMatch] = []
             files = 0
             more = False
+            hidden = expired_paths(uow, agent_id, self._clock())
             for path, content in uow.files.iter_current(agent_id, prefix):
+                if path in hidden:
+                    continue
                 files += 1
                 for number, raw in enumerate(split_keepends(content), 1):
                     line = raw.rstrip("\n").removesuffix("\r")  # match and show the line without its ending
@@ -104,6 +110,14 @@ class Search(UseCaseBase):
             return lambda line: _found(line.find(query))
         pattern = re.compile(re.escape(query), re.IGNORECASE)  # a literal: no backtracking to bound
         return lambda line: None if (match := pattern.search(line)) is None else match.start()
+
+
+def _without(result: SearchResult, expired: frozenset[str]) -> SearchResult:
+    """The result without the passages of expired files (a log's entries stay)."""
+    if not expired:
+        return result
+    kept = [m for m in result.matches if m.entry is not None or m.path not in expired]
+    return dataclasses.replace(result, matches=kept, count=len(kept))
 
 
 def _found(index: int) -> int | None:

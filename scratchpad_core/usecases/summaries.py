@@ -9,6 +9,7 @@ from ..model import UsageDelta, sha256_hex
 from ..ports import UnitOfWork
 from ..results import SummaryResult
 from .base import UseCaseBase, checked, require_file
+from .expiry import live
 
 
 class Summaries(UseCaseBase):
@@ -17,7 +18,7 @@ class Summaries(UseCaseBase):
         agent_id, path = checked(agent_id, path)
 
         def lookup(uow: UnitOfWork) -> tuple[int, int, str, str | None]:
-            record = require_file(uow.files.get(agent_id, path), path)
+            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), path)
             head = uow.files.get_version(record.id, record.current_version)
             assert head is not None, "the head version is always retained"
             if len(head.content) <= SUMMARY_THRESHOLD_CHARS:

@@ -15,6 +15,7 @@ from ..ports import UnitOfWork
 from ..results import DeleteResult, EditResult, WriteResult
 from ..retries import Request
 from .base import UseCaseBase, checked, not_found, require_file
+from .expiry import expire_if_due
 from .indexer import index_file
 from .outcomes import Committed, Edit
 
@@ -42,6 +43,7 @@ class FileWrites(UseCaseBase):
         )  # fmt: skip
 
         def work(uow: UnitOfWork) -> WriteResult:
+            expire_if_due(uow, agent_id, path, self._clock(), self.limits)
             head = self._commit(uow, agent_id, path, content, expected_version, actor, create=True)
             return head.result(path)
 
@@ -120,6 +122,7 @@ class FileWrites(UseCaseBase):
         )  # fmt: skip
 
         def work(uow: UnitOfWork) -> WriteResult:
+            expire_if_due(uow, agent_id, path, self._clock(), self.limits)
             record = require_file(uow.files.lock(agent_id, path), path)
             current = record.current_version
             if not 1 <= version <= current:
@@ -152,6 +155,7 @@ class FileWrites(UseCaseBase):
         )
 
         def work(uow: UnitOfWork) -> DeleteResult:
+            expire_if_due(uow, agent_id, path, self._clock(), self.limits)
             record = uow.files.lock(agent_id, path)
             current = record.current_version if record else 0
             if expected_version is not None and expected_version != current:
@@ -179,6 +183,7 @@ class FileWrites(UseCaseBase):
         )  # fmt: skip
 
         def work(uow: UnitOfWork) -> EditResult:
+            expire_if_due(uow, agent_id, path, self._clock(), self.limits)
             record = uow.files.lock(agent_id, path)
             if not create_missing:
                 record = require_file(record, path)

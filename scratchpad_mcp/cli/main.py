@@ -60,9 +60,11 @@ def command_line() -> Root:
 
     if len(root.commands) == 1:
         from . import admin, inspection, keys
+        from .redaction import redact
+        from .retention import retention  # and `db prune`
         from .web import web
 
-        for command in (*admin.COMMANDS, keys.keys, web, *inspection.COMMANDS):
+        for command in (*admin.COMMANDS, keys.keys, retention, redact, web, *inspection.COMMANDS):
             root.add_command(command)
     return root
 

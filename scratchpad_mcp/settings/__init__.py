@@ -88,6 +88,15 @@ class Settings(Variables):
         shown="0 (off)",
         out_of_range="use 0 (off) or a number of bytes",
     )
+    prune_every: Count = variable(
+        "SCRATCHPAD_PRUNE_EVERY",
+        "seconds between the server's background prunes (retention rules: entries past their age, expired "
+        "files; one replica at a time on PostgreSQL); 0: never (`db prune` still does it)",
+        3_600,
+        ge=0,
+        shown="3600 (1 h)",
+        out_of_range="use 0 (never) or a number of seconds",
+    )
     anthropic_api_key: SecretStr = variable("ANTHROPIC_API_KEY", "needed by `summarize_file` only", SecretStr(""))
     anthropic_base_url: str | None = variable(
         "ANTHROPIC_BASE_URL", "as in the anthropic SDK", None, shown="SDK default"

@@ -8,8 +8,9 @@ from scratchpad_mcp.cli.main import command_line
 from tests.cli.conftest import isolated_main
 
 COMMANDS = [
-    *(["db", name] for name in ("upgrade", "current", "downgrade", "check")),
-    ["export"], ["import"],
+    *(["db", name] for name in ("upgrade", "current", "downgrade", "check", "prune")),
+    *(["retention", name] for name in ("set", "list", "clear")),
+    ["export"], ["import"], ["redact"],
     *(["keys", name] for name in ("create", "list", "grant", "ungrant", "revoke")),
     ["serve"], ["web"],
     *([name] for name in ("agents", "files", "cat", "versions", "diff", "logs", "log", "search", "stats")),

@@ -1,0 +1,134 @@
+"""`scratchpad-mcp retention ...` (set, list, clear the rules of scratchpad_core.retention) and `db prune`
+(apply them: entries past their age, logs far past a new rule). A rule applies from the next call on every
+replica: the servers read the rules in each append's transaction."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+
+import click
+
+from scratchpad_adapters.memory import is_memory_url
+from scratchpad_core.errors import NotFound
+from scratchpad_core.retention import RetentionRule, format_duration, make_rule
+from scratchpad_core.service import Scratchpad
+
+from ..settings import Settings
+from ..settings.backend import open_configured
+from .admin import db, in_memory, require_existing
+from .invocation import Invocation
+from .root import Group, pass_invocation
+
+AGENT = click.option("--agent", metavar="AGENT", required=True, help="The agent whose logs (or files) it governs.")
+LOGS = click.option("--logs", metavar="PREFIX", help="Logs whose path starts with PREFIX (a log's own path is one).")
+FILES = click.option("--files", metavar="PREFIX", help="Files whose path starts with PREFIX.")
+
+
+@click.group(cls=Group)
+def retention() -> None:
+    """Retention rules: how many log entries, or how old, an agent keeps."""
+
+
+@retention.command("set")
+@AGENT
+@LOGS
+@FILES
+@click.option("--keep-entries", metavar="N", type=int, help="Keep the newest N entries of each log.")
+@click.option(
+    "--max-age",
+    metavar="DURATION",
+    help="Drop entries older than this (files: expire this long after their last write): 90s, 15m, 12h, 30d.",
+)
+@pass_invocation
+def set_rule(
+    invocation: Invocation,
+    agent: str,
+    logs: str | None,
+    files: str | None,
+    keep_entries: int | None,
+    max_age: str | None,
+) -> int:
+    """Set (or replace) the rule on an agent's logs (or files) under a prefix; it applies from the next call."""
+    settings = invocation.begin()
+    make_rule(agent, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)  # refused before any change
+    with _store(settings, existing=False) as store:
+        rule = store.set_retention(agent, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)
+    print(f"set: {rule.describe()}")
+    print("scratchpad-mcp: a log past it drops a batch at each append; `db prune` catches up at once.", file=sys.stderr)
+    return 0
+
+
+@retention.command("list")
+@click.option("--agent", metavar="AGENT", help="Only this agent's rules.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON array (max_age in seconds).")
+@pass_invocation
+def list_rules(invocation: Invocation, agent: str | None, as_json: bool) -> int:
+    """Show the retention rules."""
+    with _store(invocation.begin()) as store:
+        rules = store.list_retention(agent)
+    if as_json:
+        print(json.dumps([_plain(rule) for rule in rules], ensure_ascii=False))
+        return 0
+    print(f"{'agent':<24}{'kind':<7}{'prefix':<32}{'keep entries':<14}max age")
+    for rule in rules:
+        keep = "-" if rule.keep_entries is None else f"{rule.keep_entries:,}"
+        age = "-" if rule.max_age is None else format_duration(rule.max_age)
+        print(f"{rule.agent_id:<24}{rule.kind:<7}{rule.prefix or '(all)':<32}{keep:<14}{age}")
+    return 0
+
+
+@retention.command("clear")
+@AGENT
+@LOGS
+@FILES
+@pass_invocation
+def clear_rule(invocation: Invocation, agent: str, logs: str | None, files: str | None) -> int:
+    """Remove the rule on an agent's logs (or files) under a prefix; nothing is dropped from then on."""
+    with _store(invocation.begin()) as store:
+        cleared = store.clear_retention(agent, logs=logs, files=files)
+    kind, prefix = ("logs", logs) if logs is not None else ("files", files)
+    if not cleared:
+        raise NotFound(f"No retention rule on {kind} {prefix!r} of agent {agent!r}; `retention list` shows the rules.")
+    print(f"cleared: {agent} {kind} {prefix or '(all)'}")
+    return 0
+
+
+@db.command("prune")
+@pass_invocation
+def prune(invocation: Invocation) -> int:
+    """Apply the retention rules now: entries past their age, logs far past a new rule, expired files."""
+    with _store(invocation.begin()) as store:
+        done = store.prune()
+    emptied = f"; {done.logs_emptied:,} emptied (every entry past its age)" if done.logs_emptied else ""
+    dropped = f"{done.entries_dropped:,} entries ({done.bytes_freed:,} bytes)"
+    files = f"; {done.files_expired:,} expired files deleted ({done.file_bytes_freed:,} bytes)" * bool(
+        done.files_expired
+    )
+    print(f"pruned {dropped} of {done.logs_trimmed:,} logs{emptied}{files}")
+    return 0
+
+
+@contextlib.contextmanager
+def _store(settings: Settings, *, existing: bool = True) -> Iterator[Scratchpad]:
+    if is_memory_url(settings.database_url):  # a rule set there would be gone before any server read it
+        raise in_memory(settings.database_url, "retention rules work")
+    if existing:
+        require_existing(settings.database_url)
+    backend = open_configured(settings)
+    try:
+        yield backend.store
+    finally:
+        backend.close()
+
+
+def _plain(rule: RetentionRule) -> dict[str, object]:
+    return {
+        "agent_id": rule.agent_id,
+        "kind": rule.kind,
+        "prefix": rule.prefix,
+        "keep_entries": rule.keep_entries,
+        "max_age": rule.max_age,
+    }

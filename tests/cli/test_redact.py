@@ -1,0 +1,90 @@
+"""`scratchpad-mcp redact` as a person runs it, and the hidden-text test: after it, the removed text is readable
+through no command, export or library call, and (SQLite) no file of the database holds its bytes."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from scratchpad_adapters import open_store
+from scratchpad_adapters.sql.sqlite_files import file_of
+from tests.cli.conftest import Done
+
+Run = Callable[..., Done]
+SECRET = "sk-live-7f3a9c2e5b1d4f6a8c0e"
+ENTRY_SECRET = "hunter2-pa55word-9x7q"
+
+
+def fill(url: str) -> None:
+    with open_store(url) as store:
+        store.write_file("alice", "notes.md", f"plan\napi key: {SECRET}\n")
+        store.edit_file("alice", "notes.md", "plan", "plan, v2")
+        store.write_file("alice", "notes.md", f"plan, v3\napi key: {SECRET}\nsee {SECRET}\n")
+        store.write_file("alice", "other.md", "nothing secret\n")
+        for text in ("start", f"password {ENTRY_SECRET}", "end"):
+            store.append_log("alice", "run.log", text)
+
+
+def database_bytes(url: str) -> bytes:
+    """Every file of a SQLite database as it is on disk: the main file, its WAL and its journal."""
+    path = file_of(url)
+    assert path is not None
+    files = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-journal")]
+    return b"".join(Path(f).read_bytes() for f in files if Path(f).exists())
+
+
+def test_redact_leaves_no_readable_trace(inspect: Run, url: str, tmp_path: Path) -> None:
+    fill(url)
+    sqlite = file_of(url) is not None
+    if sqlite:
+        assert SECRET.encode() in database_bytes(url)  # the test can see it while it is there
+    done = inspect("redact", "--agent", "alice", "--path", "notes.md", "--text", SECRET)
+    assert done.code == 0, done.err
+    assert done.out == "redacted versions 1, 2, 3 of notes.md; made version 4, so readers catching up see it\n"
+    assert SECRET not in done.out + done.err
+    entry = inspect("redact", "--agent", "alice", "--log", "run.log", "--entry", "2")
+    assert (entry.code, entry.out) == (0, "redacted entry 2 of run.log\n")
+    if not sqlite:
+        assert "VACUUM FULL" in entry.err
+
+    shown = [
+        inspect("cat", "--agent", "alice", "notes.md", "--version", str(v)).out for v in (1, 2, 3, 4)
+    ]  # every retained version
+    assert all("[redacted " in text and "(cli)]" in text for text in shown)
+    outputs = [
+        *shown,
+        inspect("versions", "--agent", "alice", "notes.md").out,
+        inspect("diff", "--agent", "alice", "notes.md", "1", "4").out,
+        inspect("search", "--agent", "alice", SECRET, "--exact").out,
+        inspect("search", "--agent", "alice", "7f3a9c2e5b1d4f6a8c0e").out,
+        inspect("search", "--agent", "alice", "pa55word").out,
+        inspect("log", "--agent", "alice", "run.log").out,
+        inspect("export").out,
+    ]
+    for output in outputs:
+        assert SECRET not in output and ENTRY_SECRET not in output
+    with open_store(url) as store:
+        assert store.list_versions("alice", "notes.md").current_version == 4
+        assert [e.entry for e in store.read_log("alice", "run.log").entries][0::2] == ["start", "end"]
+        assert all(SECRET not in (store.read_file("alice", "notes.md", version=v).content or "") for v in (1, 2, 3, 4))
+    assert inspect("db", "check").code == 0
+    if sqlite:  # every process has closed the database: none of its files holds the text
+        on_disk = database_bytes(url)
+        assert SECRET.encode() not in on_disk and ENTRY_SECRET.encode() not in on_disk
+        assert b"nothing secret" in on_disk  # what was kept is still there
+
+
+def test_a_text_not_present_changes_nothing_and_says_so(inspect: Run, url: str) -> None:
+    fill(url)
+    done = inspect("redact", "--agent", "alice", "--path", "other.md", "--text", "not-in-it")
+    assert done.code == 1
+    assert done.error == (
+        "scratchpad-mcp: nothing to redact: the text is not in any retained version of other.md; nothing was changed."
+    )
+    assert inspect("versions", "--agent", "alice", "other.md").out.count("\n") == 2  # a header and version 1
+
+
+def test_redact_needs_one_target(inspect: Run) -> None:
+    done = inspect("redact", "--agent", "alice", "--path", "notes.md")
+    assert done.code == 2
+    assert "give --path P with --version V or --text SECRET, or --log P with --entry N." in done.err

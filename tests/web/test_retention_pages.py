@@ -1,0 +1,58 @@
+"""The web view after a redaction and with expiring files (issue 24), in process, on every backend: the marker
+where the text was (a version, a diff across it, a log entry, search), never the text; an expired file is gone."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from starlette.testclient import TestClient
+
+from scratchpad_adapters.agent_directory import agent_directory
+from scratchpad_adapters.factory import Backend, open_backend
+from scratchpad_adapters.viewing import viewing_store
+from scratchpad_mcp.web.app import build_web_app
+
+SECRET = "sk-live-5e9d0c4b7a21"
+
+
+@pytest.fixture
+def backend(database_url: str) -> Iterator[Backend]:
+    opened = open_backend(database_url)
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def local(backend: Backend) -> TestClient:
+    return TestClient(build_web_app(viewing_store(backend), agent_directory(backend)))
+
+
+def test_the_web_view_shows_the_marker_never_the_text(backend: Backend, local: TestClient) -> None:
+    store = backend.store
+    store.write_file("bot", "notes.md", f"one\nkey {SECRET}\n")
+    store.write_file("bot", "notes.md", f"one\nkey {SECRET}\ntwo\n")
+    store.append_log("bot", "run.log", f"token {SECRET}")
+    store.redact_text("bot", "notes.md", SECRET, by="ops")
+    store.redact_entry("bot", "run.log", 1, by="ops")
+    pages = [
+        local.get("/a/bot/file/notes.md").text,
+        local.get("/a/bot/file/notes.md?version=1").text,
+        local.get("/a/bot/file/notes.md?from=1&to=3").text,
+        local.get("/a/bot/log/run.log").text,
+        local.get("/a/bot/entries/run.log?after=0").text,
+        local.get("/a/bot/search?q=5e9d0c4b7a21").text,
+    ]
+    assert [SECRET in page for page in pages] == [False] * len(pages)
+    assert "[redacted " in pages[1] and "by ops]" in pages[3]
+
+
+def test_an_expired_file_is_gone_from_the_web_view(backend: Backend, local: TestClient) -> None:
+    store = backend.store
+    store.write_file("bot", "tmp/old.md", "scratch\n")
+    store.write_file("bot", "kept.md", "kept\n")
+    store.set_retention("bot", files="tmp/", max_age=1)
+    time.sleep(1.1)  # the web view reads on the wall clock
+    assert "tmp/old.md" not in local.get("/a/bot").text and "kept.md" in local.get("/a/bot").text
+    assert local.get("/a/bot/file/tmp/old.md").status_code == 404
