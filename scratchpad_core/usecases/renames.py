@@ -15,6 +15,7 @@ from ..paths import check_agent_id, check_path, check_prefix
 from ..ports import UnitOfWork
 from ..results import DeletePrefixResult, RenamePrefixResult, RenameResult
 from .base import UseCaseBase, checked, not_found
+from .expiry import expire, live, visible
 
 
 class Renames(UseCaseBase):
@@ -46,7 +47,8 @@ class Renames(UseCaseBase):
         literal = check_prefix(prefix)
 
         def work(uow: UnitOfWork) -> RenamePrefixResult:
-            sources = uow.files.list(agent_id, literal, None, None)
+            shown = visible(uow, agent_id, self._clock())  # an expired file is not there to move
+            sources = [r for r in uow.files.list(agent_id, literal, None, None) if shown(r.path, r.updated_at)]
             if not sources:
                 raise NotFound(f"No file under {prefix}. Use list_files to see this agent's files.")
             pairs = [(r.path, _destination(r.path, prefix, new_prefix)) for r in sources]
@@ -90,6 +92,10 @@ class Renames(UseCaseBase):
                 rows[path] = uow.files.lock(agent_id, path)
             else:  # a destination: a new row, or the deleted path's (it remembers its number)
                 rows[path] = uow.files.lock_or_create(agent_id, path, now)
+        gone = [r for r in rows.values() if r is not None and r.current_version > 0 and live(uow, r, now) is None]
+        if gone:  # expired: as if deleted, so deleted now, as a write that meets one does (a source is not found,
+            expire(uow, gone, now, self.limits)  # a destination is free)
+            rows.update({record.path: uow.files.lock(agent_id, record.path) for record in gone})
         for path, new_path in pairs:
             source, target = rows[path], rows[new_path]
             current = source.current_version if source else 0

@@ -123,3 +123,19 @@ def test_the_longest_prefix_decides_what_expires(store: Scratchpad, clock: Clock
     assert paths(store) == ["notes.md", "tmp/keep/long.md"]
     assert store.prune().files_expired == 1  # tmp/scratch.md only
     assert paths(store) == ["notes.md", "tmp/keep/long.md"]
+
+
+def test_an_expired_file_is_not_there_to_rename_and_frees_its_path(
+    store: Scratchpad, clock: Clock, recount: Recounter
+) -> None:
+    store.write_file(A, "tmp/other.md", "other\n")
+    clock.now += HOUR + 1
+    with pytest.raises(NotFound, match=r"tmp/scratch\.md"):
+        store.rename_file(A, "tmp/scratch.md", "kept.md")
+    with pytest.raises(NotFound, match="No file under tmp/"):
+        store.rename_prefix(A, "tmp/", "old/")
+    moved = store.rename_file(A, "notes.md", "tmp/other.md")  # onto an expired file: its path is free
+    assert moved.new_path == "tmp/other.md"
+    assert store.read_file(A, "tmp/other.md").content == "zebra kept\n"
+    assert paths(store) == ["tmp/other.md"]
+    recount.check(store, A)
