@@ -12,13 +12,13 @@ from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from scratchpad_core.actors import UNKNOWN, key_actor
-from scratchpad_core.errors import AccessDenied, InvalidAgentId, StorageError, StorageUnavailable
+from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
 from scratchpad_core.grants import refusal, spaces
 from scratchpad_core.keys import ApiKeys
 from scratchpad_core.paths import check_agent_id
 from scratchpad_core.results import Space
 
-from ..server.calls import KEY_BUDGET, clipped
+from ..server.calls import KEY_BUDGET
 from ..server.tokens import key_token, token_key
 from ..settings import Settings
 from .metrics import Metrics
@@ -82,15 +82,10 @@ class KeyedCaller:
             raise AccessDenied(ADMIN_KEY_REFUSED)
         if token is None or token.subject is None:
             raise AccessDenied("This call needs an API key (Authorization: Bearer <key>).")
-        agent = token.subject if requested is None else clipped(requested)
+        agent = token.subject if requested is None else check_agent_id(requested)  # the rule first, as on stdio
         refused = refusal(token_key(token), agent, writes=not read_only)
         if refused is not None:
             reason = "read_only" if agent == token.subject else "no_grant"
-            if not valid_agent_id(agent):  # no key has a grant on it: said without echoing it in full
-                refused = (
-                    f"agent_id {clipped(agent, 48)!r} names no agent this API key may use; nothing was run. "
-                    f"Omit it for the key's own agent ({token.subject})."
-                )
             if self._metrics is not None:
                 self._metrics.auth_failure(reason)
             log.warning(
@@ -110,14 +105,6 @@ class KeyedCaller:
         if token is None:
             return UNKNOWN  # never met: a call without a key is refused before it changes anything
         return key_actor(token.client_id, str((token.claims or {}).get("label", "")))
-
-
-def valid_agent_id(agent_id: str) -> bool:
-    try:
-        check_agent_id(agent_id)
-    except InvalidAgentId:
-        return False
-    return True
 
 
 KEYS_COMMAND = "uv run scratchpad-mcp keys create --agent NAME"

@@ -158,6 +158,23 @@ async def test_a_key_without_a_grant_is_refused_every_tool(team: Deployment, too
     assert team.state() == before
 
 
+@pytest.mark.parametrize(
+    ("agent_id", "rule"),
+    [("bad agent", "only the characters"), ("", "non-empty"), ("x" * 200, "at most 128 characters")],
+)
+async def test_a_malformed_agent_id_meets_the_agent_id_rule_not_a_grant(
+    team: Deployment, agent_id: str, rule: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, secret = team.key("worker-1", "team-plan:read")
+    before = team.state()
+    async with team.client(secret) as client:
+        with caplog.at_level(logging.WARNING, logger="scratchpad.auth"):
+            message = await refused(client, "read_file", {"agent_id": agent_id, "path": "plan.md"})
+    assert message.startswith("Invalid agent_id: ") and rule in message, message
+    assert [r for r in caplog.records if getattr(r, "event", None) == "auth_failure"] == []
+    assert team.state() == before
+
+
 async def test_get_usage_stats_of_the_own_agent_lists_the_keys_spaces(team: Deployment) -> None:
     _, secret = team.key("worker-1", "team-plan:write", "team-findings:read")
     async with team.client(secret) as client:
