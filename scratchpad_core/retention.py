@@ -16,14 +16,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .errors import InvalidInput
-from .paths import check_agent_id, check_prefix
+from .errors import InvalidInput, InvalidPath
+from .paths import check_agent_id, check_path, check_prefix
 
 LOGS, FILES = "logs", "files"
 KINDS = (LOGS, FILES)
 DROP_BATCH = 64  # entries one append (or one step of a prune) drops at most
 UNITS = {"s": 1, "m": 60, "h": 3_600, "d": 86_400}
 EXAMPLES = "90s, 15m, 12h or 30d"
+MAX_KEEP_ENTRIES = 2**31 - 1  # what every backend stores (a 32-bit integer column)
 MAX_DURATION_S = 100 * 365 * 86_400  # a century: beyond it a duration is a typo, not a retention
 _DURATION = re.compile(r"(\d{1,12})([smhd])")
 
@@ -87,6 +88,8 @@ def make_rule(
         raise InvalidInput(f"Invalid keep-entries {keep_entries!r}: give a whole number of entries, at least 1.")
     if keep_entries is not None and keep_entries <= 0:
         raise InvalidInput(f"Invalid keep-entries {keep_entries}: it must be positive (at least 1 entry is kept).")
+    if keep_entries is not None and keep_entries > MAX_KEEP_ENTRIES:
+        raise InvalidInput(f"Invalid keep-entries {keep_entries}: at most {MAX_KEEP_ENTRIES:,} (a log's entry ids).")
     age = None if max_age is None else parse_duration(max_age) if isinstance(max_age, str) else check_age(max_age)
     if keep_entries is None and age is None:
         raise InvalidInput(
@@ -104,6 +107,10 @@ def target(logs: str | None, files: str | None) -> tuple[str, str]:
     kind, prefix = (LOGS, logs) if logs is not None else (FILES, files)
     if check_prefix(prefix) != prefix:  # a prefix no path can have would govern nothing: a typo
         raise InvalidInput(f"Invalid {kind} prefix {prefix!r}: only the characters [a-zA-Z0-9/_.-] are allowed.")
+    try:  # and so would one that starts no valid path ('/abs', '../x'): the path rule says why
+        check_path(prefix + "x")
+    except InvalidPath as error:
+        raise InvalidInput(f"Invalid {kind} prefix {prefix!r}: no path starts so. {error}") from None
     return kind, prefix
 
 

@@ -89,13 +89,14 @@ def list_keys(invocation: Invocation, as_json: bool) -> int:
 @keys.command()
 @click.argument("key_id", metavar="ID")
 @click.argument("agent", metavar="AGENT")
-@click.option("--read", "access", flag_value=Access.READ.value, help="Let the key read AGENT's files and logs.")
-@click.option("--write", "access", flag_value=Access.WRITE.value, help="Let it read and change them too.")
+@click.option("--read", "read", is_flag=True, help="Let the key read AGENT's files and logs.")
+@click.option("--write", "write", is_flag=True, help="Let it read and change them too.")
 @pass_invocation
-def grant(invocation: Invocation, key_id: str, agent: str, access: str | None) -> int:
+def grant(invocation: Invocation, key_id: str, agent: str, read: bool, write: bool) -> int:
     """Let key ID use AGENT's namespace (in place of any grant it has there); at once, on every replica."""
-    if access is None:
-        raise click.UsageError("give --read or --write: what key ID may do in AGENT's namespace.")
+    if read == write:
+        raise click.UsageError("give exactly one of --read or --write: what key ID may do in AGENT's namespace.")
+    access = (Access.WRITE if write else Access.READ).value
     with _keys(invocation.begin()) as store:
         key = store.grant(key_id, Grant(agent, Access(access)))
     print(f"key {key.id} may now {access} agent {agent}; its grants: {_grants(key)}")

@@ -13,6 +13,7 @@ import click
 
 from scratchpad_adapters.memory import is_memory_url
 from scratchpad_core.errors import NotFound
+from scratchpad_core.retention import FILES as FILES_KIND
 from scratchpad_core.retention import RetentionRule, format_duration, make_rule
 from scratchpad_core.service import Scratchpad
 
@@ -57,7 +58,12 @@ def set_rule(
     with _store(settings, existing=False) as store:
         rule = store.set_retention(agent, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)
     print(f"set: {rule.describe()}")
-    print("scratchpad-mcp: a log past it drops a batch at each append; `db prune` catches up at once.", file=sys.stderr)
+    if rule.kind == FILES_KIND:
+        print("scratchpad-mcp: a file under it reads as deleted once expired; `db prune` (or the server's background "
+              "prune) removes it for good.", file=sys.stderr)  # fmt: skip
+    else:
+        print("scratchpad-mcp: a log past it drops a batch at each append; `db prune` catches up at once.",
+              file=sys.stderr)  # fmt: skip
     return 0
 
 

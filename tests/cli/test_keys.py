@@ -77,7 +77,9 @@ def test_refused_grants_say_why_and_change_nothing(inspect: Run) -> None:
         and done.error == f"scratchpad-mcp: Key {reader} has no grant on agent 'team-plan'; nothing was changed."
     )
     done = inspect("keys", "grant", reader, "team-plan")
-    assert done.code == 2 and "give --read or --write" in done.err
+    assert done.code == 2 and "give exactly one of --read or --write" in done.err
+    done = inspect("keys", "grant", reader, "team-plan", "--read", "--write")
+    assert done.code == 2 and "give exactly one of --read or --write" in done.err
     done = inspect("keys", "create", "--agent", "w", "--grant", "team-plan")
     assert done.code == 1 and "write AGENT:read or AGENT:write" in done.err
     done = inspect("keys", "create", "--admin", "--grant", "team-plan:read")

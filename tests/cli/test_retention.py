@@ -17,6 +17,10 @@ def test_set_list_replace_and_clear(inspect: Run, url: str) -> None:
     done = inspect("retention", "set", "--agent", "ghost", *rule)
     assert done.code == 0, done.err
     assert done.out == "set: ghost logs runs/: keep the newest 100 entries; drop entries older than 30d\n"
+    assert "drops a batch at each append" in done.err
+    files = inspect("retention", "set", "--agent", "ghost", "--files", "tmp/", "--max-age", "7d")
+    assert "reads as deleted once expired" in files.err and "append" not in files.err
+    assert inspect("retention", "clear", "--agent", "ghost", "--files", "tmp/").code == 0
     assert inspect("retention", "set", "--agent", "alice", "--logs", "", "--max-age", "36h").code == 0
     assert inspect("retention", "set", "--agent", "ghost", "--logs", "runs/", "--keep-entries", "5").code == 0
     listed = inspect("retention", "list")

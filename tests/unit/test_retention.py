@@ -10,6 +10,7 @@ from scratchpad_core.retention import (
     DROP_BATCH,
     FILES,
     LOGS,
+    MAX_KEEP_ENTRIES,
     RetentionRule,
     drop_below,
     format_duration,
@@ -62,6 +63,17 @@ def test_a_rule_names_exactly_one_target_and_a_valid_prefix() -> None:
         make_rule("a", logs="run s/", keep_entries=3)
     with pytest.raises(InvalidInput, match="keep-entries is for logs"):
         make_rule("a", files="tmp/", keep_entries=3, max_age="7d")
+    with pytest.raises(InvalidInput, match=r"Invalid logs prefix '/abs': no path starts so\. .*leading '/'"):
+        make_rule("a", logs="/abs", max_age="1d")
+    with pytest.raises(InvalidInput, match=r"Invalid files prefix '\.\./x': no path starts so\. .*'\.\.'"):
+        make_rule("a", files="../x", max_age="1d")
+    assert make_rule("a", logs="", max_age="1d").prefix == ""  # every log
+
+
+def test_keep_entries_has_one_upper_bound_on_every_backend() -> None:
+    assert make_rule("a", logs="runs/", keep_entries=MAX_KEEP_ENTRIES).keep_entries == MAX_KEEP_ENTRIES
+    with pytest.raises(InvalidInput, match=r"Invalid keep-entries 2147483648: at most 2,147,483,647"):
+        make_rule("a", logs="runs/", keep_entries=MAX_KEEP_ENTRIES + 1)
 
 
 def test_a_rule_holds_what_it_was_given() -> None:
