@@ -15,6 +15,7 @@ from ..ports import UnitOfWork
 from ..redaction import check_secret, marker, scrub, stored_forms, whole
 from ..results import RedactResult
 from .base import checked, require_file
+from .expiry import live
 from .indexer import index_log
 from .writes import FileWrites
 
@@ -69,6 +70,11 @@ class Redaction(FileWrites):
 
         def work(uow: UnitOfWork) -> RedactResult:
             record = require_file(uow.files.lock(agent_id, path), path)
+            if live(uow, record, self._clock()) is None:  # as if deleted: a new version would bring it back
+                raise NotFound(
+                    f"File not found: {path} has expired under a retention rule; nothing was changed. A prune "
+                    "(`scratchpad-mcp db prune`) removes it with every version for good."
+                )
             mark = marker(self._clock(), by)
             changed: dict[int, str] = {}
             for info in uow.files.list_versions(record.id):

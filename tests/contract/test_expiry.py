@@ -139,3 +139,17 @@ def test_an_expired_file_is_not_there_to_rename_and_frees_its_path(
     assert store.read_file(A, "tmp/other.md").content == "zebra kept\n"
     assert paths(store) == ["tmp/other.md"]
     recount.check(store, A)
+
+
+def test_an_expired_file_is_not_redacted_back_to_life(store: Scratchpad, clock: Clock, recount: Recounter) -> None:
+    clock.now += HOUR + 1
+    for redact in (lambda: store.redact_text(A, "tmp/scratch.md", "zebra"),
+                   lambda: store.redact_version(A, "tmp/scratch.md", 1)):  # fmt: skip
+        with pytest.raises(NotFound, match=r"tmp/scratch\.md has expired under a retention rule; nothing was changed"):
+            redact()
+    assert paths(store) == ["notes.md"]
+    with pytest.raises(NotFound):
+        store.read_file(A, "tmp/scratch.md")
+    store.prune()  # what the refusal names: the file and its text go for good
+    assert store.delete_file(A, "tmp/scratch.md").deleted is False
+    recount.check(store, A)
