@@ -41,7 +41,7 @@ LIMIT_MEANINGS = {
     "remembered_deletions": "deleted file paths, and as many log paths, per agent whose numbering carries on",
     "request_id_retention": "seconds a writing call's `request_id` is remembered (86,400: 24 h); a repeat within "
     "it returns the first reply and changes nothing",
-    "request_ids_kept": "`request_id`s remembered per agent (the newest)",
+    "request_ids_kept": "`request_id`s remembered per agent (the newest, of every caller of a shared agent together)",
 }
 
 Count = Annotated[int, BeforeValidator(values.integer)]
@@ -133,7 +133,7 @@ class Settings(Variables):
     )
     rate_limit: Annotated[float, BeforeValidator(values.number)] = variable(
         "SCRATCHPAD_RATE_LIMIT",
-        "calls per second per agent, shared by replicas on one database",
+        "calls per second per agent (with API keys: per key, wherever it acts), shared by replicas on one database",
         0.0,
         ge=0,
         le=MAX_RATE_LIMIT,
