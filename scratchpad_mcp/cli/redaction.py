@@ -11,10 +11,12 @@ import click
 from scratchpad_adapters.factory import SqlBackend
 from scratchpad_adapters.memory import is_memory_url
 from scratchpad_adapters.sql.scrub import scrub
+from scratchpad_core.errors import ScratchpadError
 from scratchpad_core.results import RedactResult
 
 from ..settings.backend import open_configured
 from .admin import in_memory, require_existing
+from .inspect_options import in_cli_terms
 from .invocation import Invocation, progress
 from .root import Command, pass_invocation
 
@@ -53,13 +55,18 @@ def redact(
     backend = open_configured(settings)
     try:
         store, by = backend.store, _who()
-        if log is not None and entry is not None:
-            done = store.redact_entry(agent, log, entry, by=by)
-        elif version is not None and path is not None:
-            done = store.redact_version(agent, path, version, by=by)
-        else:
-            assert path is not None and text is not None
-            done = store.redact_text(agent, path, text, by=by)
+        try:
+            if log is not None and entry is not None:
+                done = store.redact_entry(agent, log, entry, by=by)
+            elif version is not None and path is not None:
+                done = store.redact_version(agent, path, version, by=by)
+            else:
+                assert path is not None and text is not None
+                done = store.redact_text(agent, path, text, by=by)
+        except ScratchpadError as error:  # the library's words for an MCP client, in this command line's terms
+            error.message = in_cli_terms(error.message, {"agent_id": agent, "path": path})
+            error.args = (error.message,)
+            raise
         print(_said(done, "entry" if log is not None else "version"))
         if isinstance(backend, SqlBackend) and scrub(backend.engine):
             progress("the SQLite file was rewritten without it (VACUUM) and its write-ahead log truncated")

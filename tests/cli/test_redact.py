@@ -82,6 +82,9 @@ def test_a_text_not_present_changes_nothing_and_says_so(inspect: Run, url: str) 
         "scratchpad-mcp: nothing to redact: the text is not in any retained version of other.md; nothing was changed."
     )
     assert inspect("versions", "--agent", "alice", "other.md").out.count("\n") == 2  # a header and version 1
+    missing = inspect("redact", "--agent", "alice", "--path", "nope.md", "--version", "1")
+    assert missing.code == 1 and "`scratchpad-mcp files --agent alice` lists its files." in missing.error
+    assert "list_files" not in missing.error  # the command line's own terms, not a tool's
 
 
 def test_redact_needs_one_target(inspect: Run) -> None:
