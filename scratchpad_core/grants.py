@@ -28,17 +28,18 @@ def parse_grant(text: str) -> Grant:
     return Grant(check_agent_id(agent), parse_access(access))
 
 
-def check_grant(key: ApiKey, grant: Grant) -> Grant:
+def check_grant(key: ApiKey, grant: Grant, who: str | None = None) -> Grant:
     """A grant this key may hold, or the refusal: an admin key holds none, a read-only key no write grant, and a
-    key's own agent needs none."""
+    key's own agent needs none. `who` names the key in the refusal (a key being made has no id yet)."""
     check_agent_id(grant.agent_id)
+    who = who or f"Key {key.id}"
     if key.agent_id is None:
-        raise InvalidInput(f"Key {key.id} is an admin key: it already sees every agent and calls no tools; no grant.")
+        raise InvalidInput(f"{who} is an admin key: it already sees every agent and calls no tools; no grant.")
     if grant.agent_id == key.agent_id:
-        raise InvalidInput(f"Key {key.id} acts for agent {key.agent_id} already; a grant is for another agent.")
+        raise InvalidInput(f"{who} acts for agent {key.agent_id} already; a grant is for another agent.")
     if key.read_only and grant.access is Access.WRITE:
         raise InvalidInput(
-            f"Key {key.id} is read-only: it cannot receive a write grant. Grant --read, or make a read-write key."
+            f"{who} is read-only: it cannot receive a write grant. Grant --read, or make a read-write key."
         )
     return grant
 

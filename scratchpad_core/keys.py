@@ -44,7 +44,7 @@ class ApiKeys:
         secret = f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
         key = ApiKey(key_id, agent_id, label, read_only, self._clock())
         for grant in grants:
-            check_grant(key, grant)
+            check_grant(key, grant, "The new key")  # refused before it is made: no id to name
         agents = [g.agent_id for g in grants]
         if len(set(agents)) < len(agents):
             raise InvalidInput("Invalid grants: each agent may be granted once (read or write). Nothing was made.")

@@ -70,7 +70,7 @@ def test_refused_grants_say_why_and_change_nothing(inspect: Run) -> None:
     refusal = f"Key {reader} is read-only: it cannot receive a write grant. Grant --read, or make a read-write key."
     assert done.error == f"scratchpad-mcp: {refusal}"
     done = inspect("keys", "create", "--agent", "reviewer", "--read-only", "--grant", "team-plan:write")
-    assert done.code == 1 and "cannot receive a write grant" in done.error
+    assert done.code == 1 and done.error == f"scratchpad-mcp: {refusal.replace(f'Key {reader}', 'The new key')}"
     done = inspect("keys", "ungrant", reader, "team-plan")
     assert (
         done.code == 1
