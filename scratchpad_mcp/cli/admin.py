@@ -12,7 +12,7 @@ from typing import IO
 import click
 from sqlalchemy import Engine
 
-from scratchpad_adapters.factory import SqlBackend
+from scratchpad_adapters.factory import Backend, SqlBackend
 from scratchpad_adapters.memory import is_memory_url
 from scratchpad_adapters.sql import integrity, migrate, sqlite_files
 from scratchpad_adapters.sql.exporter import export
@@ -136,6 +136,21 @@ def opened_engine(settings: Settings) -> Iterator[Engine]:
     try:
         assert isinstance(backend, SqlBackend), "every URL but memory:// opens a SQL backend"
         yield backend.engine
+    finally:
+        backend.close()
+
+
+@contextlib.contextmanager
+def opened_backend(settings: Settings, commands: str, *, existing: bool = True) -> Iterator[Backend]:
+    """The store the settings name (migrated), for a command that changes it: refused on memory://, where its work
+    would vanish with the process, and when a SQLite file is not there unless the command may make it."""
+    if is_memory_url(settings.database_url):
+        raise in_memory(settings.database_url, commands)
+    if existing:
+        require_existing(settings.database_url)
+    backend = open_configured(settings)
+    try:
+        yield backend
     finally:
         backend.close()
 

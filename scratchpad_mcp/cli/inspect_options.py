@@ -3,9 +3,10 @@ the command line's terms) and the parsing of their version and line arguments.""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import click
@@ -44,13 +45,8 @@ def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Comma
 
     def decorate(function: Callable[..., None]) -> click.Command:
         def run(invocation: Invocation, /, **options: Any) -> int:
-            with inspecting(invocation) as inspection:
-                try:
-                    function(inspection, **options)
-                except ScratchpadError as error:
-                    error.message = in_cli_terms(error.message, options)
-                    error.args = (error.message,)
-                    raise
+            with inspecting(invocation) as inspection, said_in_cli_terms(options):
+                function(inspection, **options)
             return 0
 
         run.__doc__ = function.__doc__
@@ -60,6 +56,17 @@ def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Comma
         return command
 
     return decorate
+
+
+@contextlib.contextmanager
+def said_in_cli_terms(options: dict[str, Any]) -> Iterator[None]:
+    """A library refusal raised inside, reworded for this command line (in_cli_terms)."""
+    try:
+        yield
+    except ScratchpadError as error:
+        error.message = in_cli_terms(error.message, options)
+        error.args = (error.message,)
+        raise
 
 
 def in_cli_terms(message: str, options: dict[str, Any]) -> str:

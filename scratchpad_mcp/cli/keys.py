@@ -9,13 +9,11 @@ from collections.abc import Iterator
 
 import click
 
-from scratchpad_adapters.memory import is_memory_url
 from scratchpad_core.grants import Access, Grant, parse_grant
 from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey, ApiKeys
 
 from ..settings import Settings
-from ..settings.backend import open_configured
-from .admin import in_memory, require_existing
+from .admin import opened_backend
 from .inspect_output import emit_json, when
 from .invocation import Invocation
 from .root import Group, pass_invocation
@@ -130,15 +128,8 @@ def revoke(invocation: Invocation, key_id: str) -> int:
 def _keys(settings: Settings, *, existing: bool = True) -> Iterator[ApiKeys]:
     """The key store of the settings' database; listing or revoking keys of a database that is not there is a
     typo (existing=True), so that refuses instead of creating it."""
-    if is_memory_url(settings.database_url):  # a key made there would be gone before anyone could use it
-        raise in_memory(settings.database_url, "keys work")
-    if existing:
-        require_existing(settings.database_url)
-    backend = open_configured(settings)
-    try:
+    with opened_backend(settings, "keys work", existing=existing) as backend:
         yield backend.keys
-    finally:
-        backend.close()
 
 
 def _row(key: ApiKey, width: int) -> str:

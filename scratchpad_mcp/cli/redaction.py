@@ -9,14 +9,11 @@ import sys
 import click
 
 from scratchpad_adapters.factory import SqlBackend
-from scratchpad_adapters.memory import is_memory_url
 from scratchpad_adapters.sql.scrub import scrub
-from scratchpad_core.errors import ScratchpadError
 from scratchpad_core.results import RedactResult
 
-from ..settings.backend import open_configured
-from .admin import in_memory, require_existing
-from .inspect_options import in_cli_terms
+from .admin import opened_backend
+from .inspect_options import said_in_cli_terms
 from .invocation import Invocation, progress
 from .root import Command, pass_invocation
 
@@ -48,14 +45,9 @@ def redact(
     for_log = log is not None and entry is not None and path is None and version is None and text is None
     if not (for_file or for_log):
         raise click.UsageError("give --path P with --version V or --text SECRET, or --log P with --entry N.")
-    settings = invocation.begin()
-    if is_memory_url(settings.database_url):
-        raise in_memory(settings.database_url, "redact works")
-    require_existing(settings.database_url)
-    backend = open_configured(settings)
-    try:
+    with opened_backend(invocation.begin(), "redact works") as backend:
         store, by = backend.store, _who()
-        try:
+        with said_in_cli_terms({"agent_id": agent, "path": path}):
             if log is not None and entry is not None:
                 done = store.redact_entry(agent, log, entry, by=by)
             elif version is not None and path is not None:
@@ -63,17 +55,11 @@ def redact(
             else:
                 assert path is not None and text is not None
                 done = store.redact_text(agent, path, text, by=by)
-        except ScratchpadError as error:  # the library's words for an MCP client, in this command line's terms
-            error.message = in_cli_terms(error.message, {"agent_id": agent, "path": path})
-            error.args = (error.message,)
-            raise
         print(_said(done, "entry" if log is not None else "version"))
         if isinstance(backend, SqlBackend) and scrub(backend.engine):
             progress("the SQLite file was rewritten without it (VACUUM) and its write-ahead log truncated")
         elif isinstance(backend, SqlBackend):
             print(f"scratchpad-mcp: {POSTGRES_NOTE}", file=sys.stderr)
-    finally:
-        backend.close()
     return 0
 
 

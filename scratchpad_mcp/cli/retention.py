@@ -11,15 +11,13 @@ from collections.abc import Iterator
 
 import click
 
-from scratchpad_adapters.memory import is_memory_url
 from scratchpad_core.errors import NotFound
 from scratchpad_core.retention import FILES as FILES_KIND
 from scratchpad_core.retention import RetentionRule, format_duration, make_rule
 from scratchpad_core.service import Scratchpad
 
 from ..settings import Settings
-from ..settings.backend import open_configured
-from .admin import db, in_memory, require_existing
+from .admin import db, opened_backend
 from .invocation import Invocation
 from .root import Group, pass_invocation
 
@@ -119,15 +117,8 @@ def prune(invocation: Invocation) -> int:
 
 @contextlib.contextmanager
 def _store(settings: Settings, *, existing: bool = True) -> Iterator[Scratchpad]:
-    if is_memory_url(settings.database_url):  # a rule set there would be gone before any server read it
-        raise in_memory(settings.database_url, "retention rules work")
-    if existing:
-        require_existing(settings.database_url)
-    backend = open_configured(settings)
-    try:
+    with opened_backend(settings, "retention rules work", existing=existing) as backend:
         yield backend.store
-    finally:
-        backend.close()
 
 
 def _plain(rule: RetentionRule) -> dict[str, object]:
