@@ -36,7 +36,16 @@ class Passage:
     match: SearchMatch
 
 
-def word_search(index: SearchIndex, agent_id: str, terms: list[str], prefix: str, max_results: int) -> SearchResult:
+def word_search(
+    index: SearchIndex,
+    agent_id: str,
+    terms: list[str],
+    prefix: str,
+    max_results: int,
+    hidden: frozenset[str] = frozenset(),
+) -> SearchResult:
+    """The best passages of the agent's files and log entries under `prefix`; the files at `hidden` (expired) are
+    left out before ranking, so a page is full when there are more."""
     stats = index.statistics(agent_id)
     if not stats.documents:
         return SearchResult([], 0, False)
@@ -45,7 +54,11 @@ def word_search(index: SearchIndex, agent_id: str, terms: list[str], prefix: str
                       key=lambda t: (frequencies[t], t))  # fmt: skip
     rare = [t for t in terms if t not in frequent]
     scorer = Scorer.of(terms, frequencies, stats)
-    owners = {owner: path for owner, path in index.owners(agent_id).items() if path.startswith(prefix)}
+    owners = {
+        owner: path
+        for owner, path in index.owners(agent_id).items()
+        if path.startswith(prefix) and not (owner > 0 and path in hidden)  # a log's owner is negative
+    }
     needed = max_results + 1
     search = _Search(index, scorer, owners)
     if not rare:  # every word is frequent: all but the common English ones are read, so that a line holding

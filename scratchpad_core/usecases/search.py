@@ -4,7 +4,6 @@ default); or, with exact=True (or regex=True), lines of the current files matchi
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import re
 
 from ..bounds import DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
@@ -58,8 +57,9 @@ class Search(UseCaseBase):
                 )
             if first and uow.index.lagging(agent_id) != ([], []):
                 return None
-            found = word_search(uow.index, agent_id, terms, prefix, max_results)
-            return _without(found, expired_paths(uow, agent_id, self._clock()))
+            return word_search(
+                uow.index, agent_id, terms, prefix, max_results, expired_paths(uow, agent_id, self._clock())
+            )
 
         first = True
         result = self._transact(work, read_only=True)
@@ -110,14 +110,6 @@ class Search(UseCaseBase):
             return lambda line: _found(line.find(query))
         pattern = re.compile(re.escape(query), re.IGNORECASE)  # a literal: no backtracking to bound
         return lambda line: None if (match := pattern.search(line)) is None else match.start()
-
-
-def _without(result: SearchResult, expired: frozenset[str]) -> SearchResult:
-    """The result without the passages of expired files (a log's entries stay)."""
-    if not expired:
-        return result
-    kept = [m for m in result.matches if m.entry is not None or m.path not in expired]
-    return dataclasses.replace(result, matches=kept, count=len(kept))
 
 
 def _found(index: int) -> int | None:

@@ -153,3 +153,11 @@ def test_an_expired_file_is_not_redacted_back_to_life(store: Scratchpad, clock: 
     store.prune()  # what the refusal names: the file and its text go for good
     assert store.delete_file(A, "tmp/scratch.md").deleted is False
     recount.check(store, A)
+
+
+def test_a_search_page_is_full_though_an_expired_file_would_rank_first(store: Scratchpad, clock: Clock) -> None:
+    store.write_file(A, "tmp/best.md", "zebra zebra zebra\n")
+    assert [m.path for m in store.search_files(A, "zebra", max_results=1).matches] == ["tmp/best.md"]
+    clock.now += HOUR + 1
+    found = store.search_files(A, "zebra", max_results=1)
+    assert ([m.path for m in found.matches], found.count, found.has_more) == (["notes.md"], 1, False)
