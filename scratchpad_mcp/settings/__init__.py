@@ -8,7 +8,6 @@ README's table of settings is generated from these definitions (settings/docs.py
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
@@ -21,6 +20,7 @@ from scratchpad_adapters.factory import default_database_path, sqlite_url
 from scratchpad_core.limits import Limits
 
 from . import values
+from .hosts import HostRule, is_loopback
 from .source import SettingsError, Variables, read, variable, variable_name
 
 __all__ = ["LimitVariables", "Settings", "SettingsError"]
@@ -126,9 +126,11 @@ class Settings(Variables):
         "SCRATCHPAD_PUBLIC_URL",
         "the URL clients use, behind a proxy (named in the start-up log)",
     )
-    allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.comma_list)] = variable(
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.host_list)] = variable(
         "SCRATCHPAD_ALLOWED_HOSTS",
-        "comma-separated `Host` values to accept (DNS-rebinding protection) when not on loopback",
+        "`Host` values answered besides the loopback names (`localhost`, `127.x.x.x`, `[::1]`; any port or none), "
+        "comma-separated: `name`, `name:port`, `name:*` (any port); any other Host gets 421 on every route and in "
+        "`web` (DNS-rebinding protection). Unset, a server with keys on another address answers any Host (a proxy)",
         (),
     )
     rate_limit: Annotated[float, BeforeValidator(values.number)] = variable(
@@ -211,9 +213,8 @@ class Settings(Variables):
 
     @property
     def loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
+        return is_loopback(self.host)
+
+    def host_rule(self, *, bind: str, keys: bool) -> HostRule:
+        """The Host and Origin rule (settings.hosts) of a server listening on `bind`, with API keys or not."""
+        return HostRule.serving(self.allowed_hosts, self.public_url, bind=bind, keys=keys)
