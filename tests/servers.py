@@ -61,7 +61,7 @@ class WebProcess:
     def __init__(self, database: str, *args: str, **env: str) -> None:
         self.port = free_port()
         command = [console_script(), "--database", database, "web", "--port", str(self.port), *args]
-        self.errors = tempfile.TemporaryFile()  # not a pipe: a full one would stop the server
+        self.errors = tempfile.TemporaryFile()  # noqa: SIM115  (closed by stop); not a pipe, which could fill up
         self.process = subprocess.Popen(
             command, env={**server_env(), **env}, stdout=subprocess.PIPE, stderr=self.errors, text=True
         )

@@ -20,6 +20,7 @@ from .admin import require_existing
 from .invocation import Invocation
 from .root import Command, pass_invocation
 
+
 @click.command("web", cls=Command)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on (not loopback: keys only).")
 @click.option("--port", type=click.IntRange(1, 65535), help="Port to serve on. [default: SCRATCHPAD_WEB_PORT, 4322]")

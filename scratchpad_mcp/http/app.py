@@ -28,7 +28,6 @@ from .body import CheckedBody
 from .direct import DirectAnswers, DirectHttp
 from .metrics import Metrics
 
-
 # The SDK's own Host and Origin check covers /mcp only: Walls (settings.hosts) applies one rule to every route.
 NO_SDK_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 

@@ -124,7 +124,8 @@ class Settings(Variables):
     )
     public_url: Annotated[str, BeforeValidator(values.public_url)] = variable(
         "SCRATCHPAD_PUBLIC_URL",
-        "the URL clients use, behind a proxy (named in the start-up log)",
+        "the URL clients use, behind a proxy (named in the start-up log); a POST whose Origin it is counts as "
+        "this server's own",
     )
     allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.host_list)] = variable(
         "SCRATCHPAD_ALLOWED_HOSTS",

@@ -51,9 +51,10 @@ def split_host(value: str) -> tuple[str, str | None] | None:
     else:
         name, colon, port = value.partition(":")
         rest = colon + port
-    if not name or (rest and not (rest[0] == ":" and (rest[1:] == "*" or rest[1:].isdigit() and len(rest) <= 6))):
+    port = rest[1:]
+    if not name or (rest and (rest[0] != ":" or not (port == "*" or (port.isascii() and port.isdigit())))):
         return None
-    return name, rest[1:] or None
+    return (name, port or None) if len(port) <= 5 else None
 
 
 def is_loopback(host: str) -> bool:
@@ -93,7 +94,8 @@ class HostRule:
     @classmethod
     def serving(cls, allowed: tuple[str, ...], public_url: str, *, bind: str, keys: bool) -> HostRule:
         """The rule of a server listening on `bind`, with API keys or not."""
-        return cls(tuple(entry.lower() for entry in allowed), keys and not allowed and not is_loopback(bind), public_url)
+        any_host = keys and not allowed and not is_loopback(bind)
+        return cls(tuple(entry.lower() for entry in allowed), any_host, public_url)
 
     def accepts(self, host: str | None) -> bool:
         if self.any_host:

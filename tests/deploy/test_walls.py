@@ -53,7 +53,9 @@ class Site:
 
     def session(self) -> str:
         """A signed-in session of the admin key (a same-origin sign-in, as the browser makes it)."""
-        signed = httpx2.post(f"{self.base}/ui/signin", data={"key": self.admin}, headers={"Origin": self.base}, timeout=30)
+        signed = httpx2.post(
+            f"{self.base}/ui/signin", data={"key": self.admin}, headers={"Origin": self.base}, timeout=30
+        )
         assert signed.status_code == 303, signed.text
         return signed.cookies[COOKIE]
 
@@ -278,4 +280,3 @@ def test_web_on_another_address_with_keys_and_allowed_hosts(store: tuple[str, Ba
         assert f"refused a request for Host '{FOREIGN}'" in said and "refused a cross-site request: its Origin" in said
     finally:
         process.stop()
-

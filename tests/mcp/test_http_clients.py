@@ -108,7 +108,7 @@ async def test_get_on_mcp_is_405_with_allow_for_a_stateless_server(backend: Back
 
 def readme_allowed_hosts() -> str:
     """The SCRATCHPAD_ALLOWED_HOSTS value of the README's replica recipe."""
-    return re.findall(r"SCRATCHPAD_ALLOWED_HOSTS=([^\s`]+)", README.read_text(encoding="utf-8"))[0]
+    return str(re.findall(r"SCRATCHPAD_ALLOWED_HOSTS=([^\s`]+)", README.read_text(encoding="utf-8"))[0])
 
 
 async def test_the_readme_gives_allowed_hosts_that_work_on_loopback_too(backend: Backend) -> None:

@@ -18,7 +18,16 @@ LISTED = HostRule.serving(("Scratchpad.example.com", "10.0.0.5:*", "[fd00::5]:84
 
 @pytest.mark.parametrize(
     "host",
-    ["127.0.0.1:4321", "127.0.0.1", "localhost:4321", "localhost", "LocalHost:1", "[::1]:4321", "[::1]", "127.0.0.5:80"],
+    [
+        "127.0.0.1:4321",
+        "127.0.0.1",
+        "localhost:4321",
+        "localhost",
+        "LocalHost:1",
+        "[::1]:4321",
+        "[::1]",
+        "127.0.0.5:80",
+    ],
 )
 def test_loopback_names_are_answered_with_any_port_or_none(host: str) -> None:
     assert LOOPBACK.accepts(host) and LISTED.accepts(host)

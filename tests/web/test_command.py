@@ -6,7 +6,6 @@ import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 from sqlalchemy import create_engine, text
 
