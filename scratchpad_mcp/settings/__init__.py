@@ -2,7 +2,9 @@
 
 Each field with a variable name (its validation alias) is one variable; the limits and quotas are one
 variable per field of scratchpad_core's Limits, SCRATCHPAD_ and the field's name in capitals. The
-README's table of settings is generated from these definitions (settings/docs.py).
+README's table of settings is generated from these definitions (settings/docs.py). What the bind address,
+SCRATCHPAD_ALLOWED_HOSTS and SCRATCHPAD_PUBLIC_URL mean for a request's Host and Origin, and the ASGI middleware
+that applies it to every HTTP route (the HTTP server's and the `web` command's), live in settings/hosts.py.
 """
 
 from __future__ import annotations

@@ -133,10 +133,10 @@ class HostRule:
         if self.public_url and origin == origin_of(self.public_url):
             return True
         parts = split_host(host)
-        if parts is None or (scheme in ("https", "wss") and origin[0] != "https"):
+        if parts is None or parts[1] == "*" or (scheme in ("https", "wss") and origin[0] != "https"):
             return False
         name, port = parts
-        port_number = int(port) if port and port.isdigit() else DEFAULT_PORTS[origin[0]]  # none: the origin's default
+        port_number = int(port) if port else DEFAULT_PORTS[origin[0]]  # none: the default of the origin's scheme
         return (origin[1], origin[2]) == (name.strip("[]"), port_number)
 
 
