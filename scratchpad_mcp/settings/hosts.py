@@ -36,6 +36,7 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 DEFAULT_PORTS = {"http": 80, "https": 443}
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 INVALID_HOST = b"Invalid Host header"  # the MCP SDK's own answer on /mcp (status 421), now every route's
 
 
@@ -60,7 +61,12 @@ def split_host(value: str) -> tuple[str, str | None] | None:
 def is_loopback(host: str) -> bool:
     """localhost, or a loopback address (127.x.x.x, ::1), with or without brackets."""
     name = host.strip("[]").lower()
-    return name == "localhost" or (_is_ip(name) and ipaddress.ip_address(name).is_loopback)
+    if name in LOOPBACK_NAMES:  # the usual ones, without parsing an address (a few microseconds a request)
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
 
 
 def _is_ip(name: str) -> bool:
@@ -104,9 +110,9 @@ class HostRule:
         if host is None or parts is None or parts[1] == "*":
             return False
         name, port = parts
-        if is_loopback(name) or host.lower() in self.allowed:
+        if host.lower() in self.allowed or (port is not None and f"{name}:*" in self.allowed):
             return True
-        return port is not None and f"{name}:*" in self.allowed
+        return is_loopback(name)
 
     def cross_site(self, method: str, headers: Mapping[str, str], scheme: str) -> str | None:
         """Why a request that may change something comes from another site; None when it does not."""
