@@ -1,13 +1,13 @@
 """`scratchpad-mcp web`: the read-only web view of a local SQLite or Postgres store, on 127.0.0.1 by default.
 
 On loopback the single local user sees every agent without signing in (and only requests naming a loopback
-host are answered, so a web page elsewhere cannot reach the view through DNS rebinding). On any other address
-the view is served only behind API keys: people sign in with a key, as at /ui of the HTTP server.
+host, or one of SCRATCHPAD_ALLOWED_HOSTS, are answered, so a web page elsewhere cannot reach the view through DNS
+rebinding). On any other address the view is served only behind API keys: people sign in with a key, as at /ui
+of the HTTP server, under the same Host rule (settings.hosts).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import sys
 
 import click
@@ -15,20 +15,10 @@ import click
 from scratchpad_adapters.memory import is_memory_url
 
 from ..settings import SettingsError
+from ..settings.hosts import is_loopback
 from .admin import require_existing
 from .invocation import Invocation
 from .root import Command, pass_invocation
-
-LOOPBACK_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 @click.command("web", cls=Command)

@@ -1,4 +1,5 @@
-"""Streamable HTTP: MCP at /mcp (stateless, so any replica answers any request), /health, /ready and /metrics."""
+"""Streamable HTTP: MCP at /mcp (stateless, so any replica answers any request), /health, /ready and /metrics,
+the web view at /ui; every route behind the walls of settings.hosts (the Host and Origin rule)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import uvicorn
 from mcp.server.auth.middleware.bearer_auth import RequireAuthMiddleware
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -20,21 +22,14 @@ from scratchpad_adapters.factory import Backend
 from ..server import ScratchpadServer
 from ..server.wire import max_message_bytes
 from ..settings import Settings
+from ..settings.hosts import Walls
 from .auth import KeyRequired, uses_keys
 from .body import CheckedBody
 from .direct import DirectAnswers, DirectHttp
 from .metrics import Metrics
 
-
-def transport_security(settings: Settings) -> TransportSecuritySettings | None:
-    """DNS-rebinding protection: on for loopback (the SDK default) or SCRATCHPAD_ALLOWED_HOSTS; off behind a proxy."""
-    if settings.allowed_hosts:
-        return TransportSecuritySettings(
-            enable_dns_rebinding_protection=True, allowed_hosts=list(settings.allowed_hosts), allowed_origins=[]
-        )
-    if settings.loopback:
-        return None
-    return TransportSecuritySettings(enable_dns_rebinding_protection=False)
+# The SDK's own Host and Origin check covers /mcp only: Walls (settings.hosts) applies one rule to every route.
+NO_SDK_CHECK = TransportSecuritySettings(enable_dns_rebinding_protection=False)
 
 
 def max_body_bytes(settings: Settings) -> int:
@@ -52,16 +47,16 @@ def build_app(
     ui: ASGIApp | None = None,
 ) -> Starlette:
     """The ASGI app of one replica: `server` (the MCP server the settings call for, feeding `metrics`) at /mcp,
-    with `direct` answering the plainest tool calls; the probes and metrics; `ui` (the web view) at /ui."""
+    with `direct` answering the plainest tool calls; the probes and metrics; `ui` (the web view) at /ui; all of
+    them behind the walls (the Host and Origin rule of settings.hosts), which run before any route."""
     mcp_app = server.streamable_http_app(
         stateless_http=True,
         json_response=True,
-        transport_security=transport_security(settings),
+        transport_security=NO_SDK_CHECK,
         host=settings.host,
         max_request_body_size=max_body_bytes(settings),
     )
-    # the DNS-rebinding check the SDK applies (its loopback default included), for the calls answered before it
-    answers = None if direct is None else DirectHttp(direct, server.session_manager.security_settings)
+    answers = None if direct is None else DirectHttp(direct)
     without_event_stream(mcp_app, max_body_bytes(settings), answers)
 
     async def health(_: Request) -> Response:
@@ -89,7 +84,8 @@ def build_app(
     if ui is not None:  # the read-only web view
         routes += [Route("/ui", to_the_view, methods=["GET"]), Mount("/ui", app=ui)]
     routes.append(Mount("/", app=KeyRequired(mcp_app, metrics) if uses_keys(settings) else mcp_app))
-    return Starlette(routes=routes, lifespan=lifespan)
+    walls = Middleware(Walls, rule=settings.host_rule(bind=settings.host, keys=uses_keys(settings)))
+    return Starlette(routes=routes, lifespan=lifespan, middleware=[walls])
 
 
 async def to_the_view(request: Request) -> Response:

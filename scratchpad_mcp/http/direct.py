@@ -1,9 +1,9 @@
 """Tool calls over streamable HTTP answered directly (stdio.direct_calls, handed over by the composition root),
 when the SDK's transport would take the request as it is: a 2025 revision named once in MCP-Protocol-Version, no
 session id (the server is stateless), one Content-Type of application/json (in lower case) and an Accept header
-with it, and a Host and Origin the SDK's DNS-rebinding check lets through (its own check, run here).
-Anything else goes on to the SDK, which answers, or refuses, as before. The key was checked before (the SDK's
-RequireAuthMiddleware), and the body by CheckedBody.
+with it. Anything else goes on to the SDK, which answers, or refuses, as before. The Host and Origin were checked
+before (the walls of settings.hosts, around every route), the key too (the SDK's RequireAuthMiddleware), and the
+body by CheckedBody.
 
 Over HTTP the SDK's stateless transport builds a transport, a session, streams and a task group per request:
 most of a small call's server time (issue 9)."""
@@ -15,7 +15,6 @@ from typing import Any, Protocol
 
 import mcp_types
 from mcp.server.streamable_http import check_accept_headers
-from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.requests import Request
 from starlette.types import Receive, Scope
@@ -30,9 +29,8 @@ class DirectAnswers(Protocol):
 
 
 class DirectHttp:
-    def __init__(self, calls: DirectAnswers, security: TransportSecuritySettings | None) -> None:
+    def __init__(self, calls: DirectAnswers) -> None:
         self._calls = calls
-        self._security = TransportSecurityMiddleware(security)
 
     async def answer(self, scope: Scope, receive: Receive, message: mcp_types.JSONRPCRequest) -> bytes | None:
         """The response body for this request, or None when the SDK is to answer it."""
@@ -45,6 +43,6 @@ class DirectHttp:
         if len(types) != 1 or types[0].split(b";")[0].strip() != b"application/json":
             return None  # the SDK compares the media type as it is written, case and all
         request = Request(scope, receive)
-        if not check_accept_headers(request)[0] or await self._security.validate_request(request, is_post=True):
+        if not check_accept_headers(request)[0]:
             return None
         return await self._calls.answer(message.id, message.method, message.params)

@@ -2,13 +2,14 @@
 
 Each field with a variable name (its validation alias) is one variable; the limits and quotas are one
 variable per field of scratchpad_core's Limits, SCRATCHPAD_ and the field's name in capitals. The
-README's table of settings is generated from these definitions (settings/docs.py).
+README's table of settings is generated from these definitions (settings/docs.py). What the bind address,
+SCRATCHPAD_ALLOWED_HOSTS and SCRATCHPAD_PUBLIC_URL mean for a request's Host and Origin, and the ASGI middleware
+that applies it to every HTTP route (the HTTP server's and the `web` command's), live in settings/hosts.py.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal, get_args
 
@@ -21,6 +22,7 @@ from scratchpad_adapters.factory import default_database_path, sqlite_url
 from scratchpad_core.limits import Limits
 
 from . import values
+from .hosts import HostRule, is_loopback
 from .source import SettingsError, Variables, read, variable, variable_name
 
 __all__ = ["LimitVariables", "Settings", "SettingsError"]
@@ -124,11 +126,14 @@ class Settings(Variables):
     )
     public_url: Annotated[str, BeforeValidator(values.public_url)] = variable(
         "SCRATCHPAD_PUBLIC_URL",
-        "the URL clients use, behind a proxy (named in the start-up log)",
+        "the URL clients use, behind a proxy (named in the start-up log); a POST whose Origin it is counts as "
+        "this server's own",
     )
-    allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.comma_list)] = variable(
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.host_list)] = variable(
         "SCRATCHPAD_ALLOWED_HOSTS",
-        "comma-separated `Host` values to accept (DNS-rebinding protection) when not on loopback",
+        "`Host` values answered besides the loopback names (`localhost`, `127.x.x.x`, `[::1]`; any port or none), "
+        "comma-separated: `name`, `name:port`, `name:*` (any port); any other Host gets 421 on every route and in "
+        "`web` (DNS-rebinding protection). Unset, a server with keys on another address answers any Host (a proxy)",
         (),
     )
     rate_limit: Annotated[float, BeforeValidator(values.number)] = variable(
@@ -211,9 +216,8 @@ class Settings(Variables):
 
     @property
     def loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
+        return is_loopback(self.host)
+
+    def host_rule(self, *, bind: str, keys: bool) -> HostRule:
+        """The Host and Origin rule (settings.hosts) of a server listening on `bind`, with API keys or not."""
+        return HostRule.serving(self.allowed_hosts, self.public_url, bind=bind, keys=keys)

@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 from pydantic_core import PydanticCustomError
 
+from .hosts import split_host
+
 
 def refusal(tail: str, shown: str | None = None) -> PydanticCustomError:
     return PydanticCustomError("setting", tail, None if shown is None else {"shown": shown})
@@ -68,6 +70,19 @@ def comma_list(raw: object) -> object:
 
 _LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"  # '_' too: Docker and Compose service names
 _HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
+
+
+def host_list(raw: object) -> object:
+    """Host values (hosts.split_host): `name`, `name:port`, `name:*`, `[IPv6]` with those ports."""
+    entries = comma_list(raw)
+    for entry in entries if isinstance(entries, tuple) else ():
+        parts = split_host(entry)
+        if parts is None or not (parts[0].startswith("[") or _HOST_NAME.fullmatch(parts[0].removesuffix("."))):
+            raise refusal(
+                f"has {entry!r}, which is no Host value: list names as a browser sends them, e.g. "
+                "scratchpad.example.com,127.0.0.1:* (no scheme, no path).",
+            )
+    return entries
 
 
 def host(raw: object) -> object:

@@ -1,8 +1,10 @@
 """The web view as an ASGI app: build_web_app(...) for `scratchpad-mcp web` (mounted at /) or /ui of the HTTP
-server. Read-only: GET pages, and a POST only to sign in.
+server. Read-only: GET pages, and POSTs only to sign in and out (which the walls of settings.hosts, around the
+view wherever it is served, refuse from another site).
 
 Every response carries a strict Content-Security-Policy (script only from this app's own static file, no inline
-script or style, no frames), nosniff and no-referrer, so nothing an agent stored can act in a reader's browser.
+script or style, no frames) and nosniff, so nothing an agent stored can act in a reader's browser; a link to
+another site carries no referrer (same-origin: the view's own forms still say where they come from).
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ HEADERS = [
     (b"content-security-policy", POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),
     (b"cache-control", b"no-store"),
 ]
 
@@ -76,7 +78,8 @@ def build_web_app(store: Scratchpad, agents: AgentDirectory, sessions: Sessions 
         Route("/", pages.agents, methods=["GET"]),
         Route("/signin", pages.sign_in_form, methods=["GET"]),
         Route("/signin", pages.sign_in, methods=["POST"]),
-        Route("/signout", pages.sign_out, methods=["GET"]),
+        Route("/signout", pages.sign_out_form, methods=["GET"]),
+        Route("/signout", pages.sign_out, methods=["POST"]),
         Route("/colours.css", pygments_css, methods=["GET"]),
         Mount("/static", app=static),
         Route("/a/{agent}", pages.agent, methods=["GET"]),

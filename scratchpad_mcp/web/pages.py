@@ -1,6 +1,6 @@
 """The pages: each reads what it shows through reading.py in a worker thread and renders one template.
 
-Every route is GET except the sign-in form's POST; nothing here writes an agent's data.
+Every route is GET except the POSTs that sign in and out; nothing here writes an agent's data.
 """
 
 from __future__ import annotations
@@ -187,6 +187,13 @@ class Pages:
             secure=request.url.scheme == "https",
         )  # fmt: skip
         return response
+
+    async def sign_out_form(self, request: Request) -> Response:
+        """A GET signs nothing out (another site could link here): the page offers the button that does."""
+        viewer = await self.viewer(request)
+        if viewer is None or not viewer.signed_in:
+            return RedirectResponse(f"{base(request)}/", status_code=303)
+        return self.render(request, "signout.html", viewer=viewer)
 
     async def sign_out(self, request: Request) -> Response:
         response = RedirectResponse(f"{base(request)}/signin", status_code=303)

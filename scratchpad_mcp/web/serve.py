@@ -7,8 +7,6 @@ from typing import TextIO
 
 import uvicorn
 from starlette.applications import Starlette
-from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.types import ASGIApp
 
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import Backend
@@ -17,6 +15,7 @@ from scratchpad_core.usecases.base import wall_clock_ms
 
 from ..settings import Settings, SettingsError
 from ..settings.backend import open_configured
+from ..settings.hosts import Walls
 from .access import Sessions
 from .app import build_web_app
 
@@ -49,9 +48,8 @@ def serve_web(settings: Settings, host: str, port: int, *, signed_in: bool, out:
         if problem is not None:
             advice = "Run `uv run scratchpad-mcp db upgrade` first."
             raise SettingsError(f"the web view cannot read this database: {problem}. {advice}")
-        app: ASGIApp = web_app(settings, backend, signed_in=signed_in)
-        if not signed_in:  # the local user's view answers only requests for a loopback host (no DNS rebinding)
-            app = TrustedHostMiddleware(app, allowed_hosts=["127.0.0.1", "localhost", "::1"])
+        # the HTTP server's walls: the local user's view (no keys) answers loopback names and the listed hosts only
+        app = Walls(web_app(settings, backend, signed_in=signed_in), settings.host_rule(bind=host, keys=signed_in))
         shown = f"[{host}]" if ":" in host else host
         print(f"scratchpad web view: http://{shown}:{port}/", file=out, flush=True)
         uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)

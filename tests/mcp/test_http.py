@@ -140,7 +140,7 @@ async def test_in_process_asgi_app(tmp_path: Path) -> None:
     settings = Settings.from_env({"MCP_TRANSPORT": "http", "SCRATCHPAD_AUTH": "none"})
     backend = open_backend(f"sqlite:///{tmp_path}/asgi.db", summarizer=FakeSummarizer())
     app = http_app(settings, backend)
-    base = "http://127.0.0.1:4321"  # the Host header must carry the port (DNS-rebinding protection)
+    base = "http://127.0.0.1:4321"  # a loopback Host (DNS-rebinding protection: settings.hosts)
     try:
         # ASGITransport runs no lifespan: enter the app's own (it runs the MCP session manager).
         async with app.router.lifespan_context(app):
@@ -165,7 +165,10 @@ async def test_in_process_asgi_app(tmp_path: Path) -> None:
                 result = raw.json()["result"]
                 assert result["structuredContent"] == {"path": "asgi", "current_version": 1, "content": "in process"}
                 assert result["content"][0]["text"] == '{"path":"asgi","current_version":1,"content":"in process"}'
-                wrong_host = await http.post("/mcp", json=body, headers={**MCP_HEADERS, "Host": "127.0.0.1"})
-                assert wrong_host.status_code == 421
+                wrong_host = await http.post("/mcp", json=body, headers={**MCP_HEADERS, "Host": "evil.example"})
+                assert (wrong_host.status_code, wrong_host.text) == (421, "Invalid Host header")
+                # no port: a browser's Host for http://127.0.0.1/, which no other site can make it send
+                portless = await http.post("/mcp", json=body, headers={**MCP_HEADERS, "Host": "127.0.0.1"})
+                assert portless.status_code == 200
     finally:
         backend.close()

@@ -1,10 +1,13 @@
 """The web view in headless Chromium, on SQLite and Postgres: sign-in, every page, a diff between two versions,
-the live log picking up an append made over MCP, stored script shown as text and never run, and an agent's key
-refused another agent's pages."""
+the live log picking up an append made over MCP, stored script shown as text and never run, an agent's key
+refused another agent's pages, signing out with the header's button, and another site's form refused."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -15,6 +18,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+from scratchpad_mcp.web.access import COOKIE
 from tests.deploy.conftest import connect
 from tests.mcp.helpers import ok, refused
 from tests.web.conftest import WAIT, Site
@@ -236,6 +240,38 @@ def test_ui_without_its_slash_is_the_view(site: Site, browser: Any) -> None:
     browser.get(site.ui)
     wait_for(browser, "#agents")
     assert browser.current_url == f"{site.ui}/"
+
+
+def test_signing_out_is_a_button_and_another_site_cannot_sign_in(site: Site, browser: Any, tmp_path: Path) -> None:
+    sign_in(browser, site, site.admin_key)  # the view's own form: the browser names this server as its Origin
+    assert browser.get_cookie(COOKIE) is not None
+    browser.get(f"{site.ui}/signout")  # a GET, as a link or another site's <img> makes it, signs nothing out
+    wait_for(browser, "#signout-here")
+    assert browser.get_cookie(COOKIE) is not None
+    browser.get(f"{site.ui}/")
+    browser.find_element(By.ID, "signout").click()  # the header's button posts the sign-out
+    WebDriverWait(browser, WAIT).until(lambda b: b.current_url.endswith("/ui/signin"))
+    assert browser.get_cookie(COOKIE) is None
+    browser.get(f"{site.ui}/")
+    assert browser.current_url.endswith("/ui/signin")
+
+    # a page on another origin (localhost, not 127.0.0.1) posting a key to the sign-in form: login CSRF
+    (tmp_path / "evil.html").write_text(
+        f'<form method="post" action="{site.ui}/signin"><input type="hidden" name="key" value="{site.admin_key}">'
+        '<button id="go">win a prize</button></form>'
+    )
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    evil = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=evil.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://localhost:{evil.server_address[1]}/evil.html")
+        browser.find_element(By.ID, "go").click()
+        WebDriverWait(browser, WAIT).until(lambda b: b.current_url.startswith(site.ui))
+        assert "Cross-site request refused" in browser.find_element(By.TAG_NAME, "body").text
+        assert browser.get_cookie(COOKIE) is None  # not signed in as the attacker's key
+    finally:
+        evil.shutdown()
+        evil.server_close()
 
 
 AGENT_V1 = '''"""Research notes kept by the agent between sessions."""

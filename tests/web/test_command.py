@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx2
 import pytest
 from sqlalchemy import create_engine, text
 
-from bench.common import free_port
 from scratchpad_adapters import open_store
-from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
+from tests.mcp.helpers import console_script, server_env
+from tests.servers import WebProcess
 
 pytestmark = pytest.mark.slow
 
@@ -32,35 +30,6 @@ def database(tmp_path: Path) -> str:
     return url
 
 
-class WebProcess:
-    def __init__(self, database: str, *args: str, **env: str) -> None:
-        self.port = free_port()
-        command = [console_script(), "--database", database, "web", "--port", str(self.port), *args]
-        self.process = subprocess.Popen(
-            command, env={**server_env(), **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-        )
-
-    def url(self) -> str:
-        assert self.process.stdout is not None
-        line = str(self.process.stdout.readline())
-        assert line.startswith("scratchpad web view: http://"), line
-        return line.split(": ", 1)[1].strip()
-
-    def get(self, path: str, **options: object) -> httpx2.Response:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            try:
-                return httpx2.get(f"http://127.0.0.1:{self.port}{path}", timeout=30, **options)  # type: ignore[arg-type]
-            except httpx2.TransportError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.2)
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=30)
-
-
 @pytest.fixture
 def web(database: str) -> Iterator[WebProcess]:
     process = WebProcess(database)
@@ -73,8 +42,9 @@ def test_web_serves_the_local_store_on_loopback_and_prints_its_url(web: WebProce
     page = web.get("/")
     assert page.status_code == 200 and "notes-bot" in page.text  # the local user: no sign-in
     assert "# the plan" in web.get("/a/notes-bot/file/plan.md").text
-    # a page elsewhere cannot reach it through DNS rebinding: only loopback names are answered
-    assert web.get("/", headers={"Host": "attacker.example:80"}).status_code == 400
+    # a page elsewhere cannot reach it through DNS rebinding: only loopback names are answered (as /mcp refuses)
+    refused = web.get("/", headers={"Host": "attacker.example:80"})
+    assert (refused.status_code, refused.text) == (421, "Invalid Host header")
 
 
 def test_web_on_another_address_needs_keys(database: str) -> None:
@@ -86,6 +56,9 @@ def test_web_on_another_address_needs_keys(database: str) -> None:
         assert keyed.url() == f"http://0.0.0.0:{keyed.port}/"
         first = keyed.get("/", follow_redirects=False)
         assert first.status_code == 303 and first.headers["location"] == "/signin"
+        # no SCRATCHPAD_ALLOWED_HOSTS: any Host, as the HTTP server with keys there (a proxy's name is not known)
+        named = keyed.get("/", headers={"Host": "scratchpad.example.com"}, follow_redirects=False)
+        assert named.status_code == 303
     finally:
         keyed.stop()
 
