@@ -176,4 +176,3 @@ def _missing(target: Target) -> str:
     if target.path is None:
         return f"no retained version of {target.agent_id}'s files and no kept entry of its logs holds the text"
     return f"the text is not in any {'retained version' if target.files else 'kept entry'} of {target.path}"
-

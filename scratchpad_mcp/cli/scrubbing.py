@@ -59,8 +59,10 @@ def scrubbed(settings: Settings, *, run_vacuum: bool = False) -> None:
             f"the files of {file} may still hold removed content: another process has the database open "
             f"({done.held}); {AGAIN}."
         )
-    progress(f"scrubbed {file}: full-text index rebuilt, every page rewritten (VACUUM, secure_delete), write-ahead "
-             "log checkpointed and truncated; once every process has closed it, no file of it holds what was removed")
+    progress(
+        f"scrubbed {file}: full-text index rebuilt, every page rewritten (VACUUM, secure_delete), write-ahead "
+        "log checkpointed and truncated; once every process has closed it, no file of it holds what was removed"
+    )
 
 
 def _vacuumed(settings: Settings, run_vacuum: bool) -> None:
