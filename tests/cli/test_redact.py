@@ -109,3 +109,28 @@ def test_redact_needs_one_target(inspect: Run) -> None:
             "Error: give --text SECRET (every file and log of the agent), --path P with --version V or --text SECRET, "
             "or --log P with --entry N or --text SECRET.\n"
         )
+
+
+def test_a_dry_run_prints_the_same_table_and_changes_nothing(inspect: Run, url: str) -> None:
+    fill(url)
+    before = inspect("export").out
+    dry = inspect("redact", "--agent", "alice", "--text", SECRET, "--dry-run")
+    assert (dry.code, dry.out) == (0, (
+        "path      version  entry  occurrences  would redact\n"
+        "notes.md        1                   1  each occurrence\n"
+        "notes.md        2                   1  each occurrence\n"
+        "notes.md        3                   2  each occurrence; new version 4\n"
+        "dry run: would redact 3 versions of 1 file (4 occurrences); nothing was changed\n"
+    ))  # fmt: skip
+    assert "scrubbed" not in dry.err and "VACUUM" not in dry.err  # nothing to scrub: nothing changed
+    logged = inspect("redact", "--agent", "alice", "--log", "run.log", "--text", ENTRY_SECRET, "--dry-run")
+    assert logged.out.splitlines()[1:] == [
+        "run.log               2            1  each occurrence",
+        "dry run: would redact 1 entry of 1 log (1 occurrence); nothing was changed",
+    ]
+    assert inspect("export").out == before
+    done = inspect("redact", "--agent", "alice", "--log", "run.log", "--text", ENTRY_SECRET)
+    assert done.code == 0 and done.out.splitlines()[1] == logged.out.splitlines()[1]  # what it said it would do
+    short = inspect("redact", "--agent", "alice", "--text", "pw!")
+    assert (short.code, short.out) == (1, "")
+    assert short.error.startswith("scratchpad-mcp: Invalid text to redact (3 characters): give the exact text")

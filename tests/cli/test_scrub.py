@@ -14,9 +14,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Text
 
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import open_backend
+from scratchpad_adapters.sql.scrub import vacuum_command
+from scratchpad_adapters.sql.tables import metadata
 from scratchpad_adapters.stemming import default_analyzer
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
@@ -180,3 +183,16 @@ def test_a_reader_holding_the_database_is_named_and_the_exit_is_1(
     done = run(database, "db", "scrub", capsys=capsys)
     assert done.code == 0, done.err
     assert traces(database, SECRET, agent_key(database)) == []
+
+
+def test_every_text_column_is_marked_content_or_known_not_to_hold_any() -> None:
+    """A new column of text must say whether a removed text may stay in it (tables.CONTENT): `db scrub` names
+    the tables that have one for PostgreSQL's VACUUM FULL."""
+    unmarked = {
+        (table.name, column.name)
+        for table in metadata.tables.values()
+        for column in table.columns
+        if isinstance(column.type, Text) and not column.info.get("content")
+    }
+    assert unmarked == {("search_agents", "common")}  # counts of the common English words (words.COMMON_WORDS)
+    assert vacuum_command() == "VACUUM FULL file_versions, log_entries, request_ids, search_rows, summaries;"
