@@ -100,8 +100,10 @@ def test_a_text_not_present_changes_nothing_and_says_so(inspect: Run, url: str) 
 
 
 def test_redact_needs_one_target(inspect: Run) -> None:
-    wrong = (["--path", "notes.md"], ["--log", "run.log"], ["--entry", "2"], ["--text", "abcd", "--version", "1"],
-             ["--path", "a", "--log", "b", "--text", "abcd"], [])  # fmt: skip
+    wrong: list[list[str]] = [
+        ["--path", "notes.md"], ["--log", "run.log"], ["--entry", "2"], ["--text", "abcd", "--version", "1"],
+        ["--path", "a", "--log", "b", "--text", "abcd"], [],
+    ]  # fmt: skip
     for options in wrong:
         done = inspect("redact", "--agent", "alice", *options)
         assert done.code == 2
