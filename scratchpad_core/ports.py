@@ -165,9 +165,9 @@ class RequestRepository(Protocol):
     def forget(self, agent_id: str, caller: str, request_id: str) -> None:
         """Drop one id (one past its retention, before it is used again)."""
 
-    def forget_holding(self, agent_id: str, texts: Sequence[str]) -> int:
-        """Drop the agent's ids whose stored result holds any of the texts (a redaction: a reply kept for a
-        repeat must not give the text back); returns how many."""
+    def kept(self, agent_id: str) -> list[StoredRequest]:
+        """Every id the agent's callers have kept (at most Limits.request_ids_kept each; a redaction looks
+        through them for the ones to forget: redaction.could_confirm)."""
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         """Store a new id (a concurrent call storing the same one makes the later commit fail, retryable), then

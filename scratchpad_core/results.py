@@ -206,11 +206,24 @@ class PruneResult:
     file_bytes_freed: int = 0
 
 
-@dataclass(frozen=True)
-class RedactResult:
-    """What a redaction changed: the versions (or log entries) redacted, and the new version it made when the
-    current one was among them."""
+@dataclass(frozen=True, kw_only=True)
+class Redacted:
+    """A file's version or a log's entry that a redaction changed (or would change, in a dry run)."""
 
     path: str
-    redacted: list[int]
-    new_version: int | None = None
+    version: int | None = None  # a file's version
+    entry: int | None = None  # or a log's entry
+    occurrences: int | None = None  # of the text removed (None: the whole content was asked for)
+    whole: bool = False  # its whole content became one marker (asked for, or each marker would pass the size limit)
+    new_version: int | None = None  # the version made with the current one's redacted content (readers see it)
+    pruned: bool = False  # the file had expired: deleted with every version, as a prune would
+
+
+@dataclass(frozen=True)
+class RedactResult:
+    """What a redaction changed (or, in a dry run, would change), per version and log entry, in path order
+    (files, then logs); and how many kept request_ids it forgot (redaction.could_confirm)."""
+
+    redacted: list[Redacted]
+    dry_run: bool = False
+    requests_forgotten: int = 0

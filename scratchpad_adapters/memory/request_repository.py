@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
 
 from scratchpad_core.errors import StorageBusy
 from scratchpad_core.model import StoredRequest
@@ -24,12 +23,8 @@ class MemoryRequestRepository:
         key = (caller, request_id)
         t.requests[agent_id] = {k: r for k, r in t.requests.get(agent_id, {}).items() if k != key}
 
-    def forget_holding(self, agent_id: str, texts: Sequence[str]) -> int:
-        kept = self._tx.tables.requests.get(agent_id, {})
-        gone = [k for k, r in kept.items() if any(text in r.result for text in texts)]
-        if gone:
-            self._tx.change().requests[agent_id] = {k: r for k, r in kept.items() if k not in gone}
-        return len(gone)
+    def kept(self, agent_id: str) -> list[StoredRequest]:
+        return list(self._tx.tables.requests.get(agent_id, {}).values())
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         t = self._tx.change()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, delete, func, or_, select
 
@@ -16,7 +15,9 @@ from .tables import request_ids
 q = request_ids.c
 
 _KEY = (q.agent_id == bindparam("agent_id"), q.caller == bindparam("caller"), q.request_id == bindparam("request_id"))
-_GET = select(q.agent_id, q.request_id, q.operation, q.fingerprint, q.result, q.created_at, q.caller).where(*_KEY)
+_STORED = select(q.agent_id, q.request_id, q.operation, q.fingerprint, q.result, q.created_at, q.caller)
+_GET = _STORED.where(*_KEY)
+_KEPT = _STORED.where(q.agent_id == bindparam("agent_id")).order_by(q.seq)
 _FORGET = delete(request_ids).where(*_KEY)
 _NEWEST = select(func.coalesce(func.max(q.seq), 0)).where(q.agent_id == bindparam("agent_id"))
 _ADD = request_ids.insert()
@@ -43,9 +44,8 @@ class SqlRequestRepository:
     def forget(self, agent_id: str, caller: str, request_id: str) -> None:
         run(self._c, _FORGET, {"agent_id": agent_id, "caller": caller, "request_id": request_id})
 
-    def forget_holding(self, agent_id: str, texts: Sequence[str]) -> int:
-        held = or_(*(q.result.contains(text, autoescape=True) for text in texts))
-        return self._c.execute(delete(request_ids).where(q.agent_id == agent_id, held)).rowcount
+    def kept(self, agent_id: str) -> list[StoredRequest]:
+        return [StoredRequest(**row) for row in run(self._c, _KEPT, {"agent_id": agent_id})]
 
     def add(self, request: StoredRequest, keep: int, expire_before: int) -> None:
         number = int(run(self._c, _NEWEST, {"agent_id": request.agent_id}).scalar()) + 1

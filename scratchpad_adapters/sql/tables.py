@@ -44,6 +44,9 @@ Id = BigInteger().with_variant(Integer(), "sqlite")  # SQLite auto-increments on
 Millis = BigInteger
 Actor = String(MAX_ACTOR_CHARS)
 KeyId = String(32)
+# A column that may hold what an agent stored (content, a reply, a summary, index terms): the tables where a removed
+# text may stay in old row versions, which `db scrub` (scrub.py) names for PostgreSQL's VACUUM FULL.
+CONTENT = {"content": True}
 
 agents = Table(
     "agents",
@@ -76,7 +79,7 @@ file_versions = Table(
     metadata,
     Column("file_id", Id, ForeignKey("files.id", ondelete="CASCADE"), primary_key=True),
     Column("version", Integer, primary_key=True),
-    Column("content", Text, nullable=False),
+    Column("content", Text, nullable=False, info=CONTENT),
     Column("bytes", Integer, nullable=False),
     Column("lines", Integer, nullable=False),
     Column("sha256", String(64), nullable=False),
@@ -103,7 +106,7 @@ log_entries = Table(
     metadata,
     Column("log_id", Id, ForeignKey("logs.id", ondelete="CASCADE"), primary_key=True),
     Column("entry_id", Integer, primary_key=True),
-    Column("entry", Text, nullable=False),
+    Column("entry", Text, nullable=False, info=CONTENT),
     Column("bytes", Integer, nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("actor", Actor, nullable=False, server_default=UNKNOWN),  # who appended it
@@ -114,7 +117,7 @@ summaries = Table(
     metadata,
     Column("file_id", Id, ForeignKey("files.id", ondelete="CASCADE"), primary_key=True),
     Column("version", Integer, nullable=False),
-    Column("summary", Text, nullable=False),
+    Column("summary", Text, nullable=False, info=CONTENT),
     Column("model", String(100), nullable=False),
     Column("created_at", Millis, nullable=False),
 )
@@ -189,7 +192,7 @@ request_ids = Table(
     Column("seq", BigInteger, nullable=False),
     Column("operation", String(32), nullable=False),
     Column("fingerprint", String(64), nullable=False),
-    Column("result", Text, nullable=False),
+    Column("result", Text, nullable=False, info=CONTENT),
     Column("created_at", Millis, nullable=False),
     Index("ix_request_ids_agent_id_seq", "agent_id", "seq"),
 )
@@ -234,8 +237,8 @@ search_rows = Table(
     Column("id", Id, primary_key=True, autoincrement=True),
     Column("owner", BigInteger, nullable=False),  # a search_files id, or minus a log's id
     Column("entry", Integer, nullable=False),  # the log entry's id; 0 for a file's line
-    Column("text", Text, nullable=False),
-    Column("terms", Text().with_variant(TSVECTOR(), "postgresql"), nullable=False),
+    Column("text", Text, nullable=False, info=CONTENT),
+    Column("terms", Text().with_variant(TSVECTOR(), "postgresql"), nullable=False, info=CONTENT),
     Column("length", Integer, nullable=False),
     Index("ix_search_rows_owner_entry", "owner", "entry"),
 )

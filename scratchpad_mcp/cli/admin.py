@@ -28,7 +28,7 @@ from .root import Command, Group, pass_invocation
 
 @click.group(cls=Group)
 def db() -> None:
-    """Database migrations (upgrade, current, downgrade) and the integrity check."""
+    """Database migrations (upgrade, current, downgrade), the integrity check, prune and scrub."""
 
 
 @db.command()

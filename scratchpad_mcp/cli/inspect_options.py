@@ -76,6 +76,7 @@ def in_cli_terms(message: str, options: dict[str, Any]) -> str:
     path = shlex.quote(str(options.get("path", "PATH")))
     words = {
         "Use list_files to see this agent's files.": f"`scratchpad-mcp files --agent {agent}` lists its files.",
+        "Use list_logs to see this agent's logs.": f"`scratchpad-mcp logs --agent {agent}` lists its logs.",
         "Use list_versions to see which are.": f"`scratchpad-mcp versions --agent {agent} {path}` lists them.",
         "Fix the pattern, or pass regex=false for a literal search.": "Fix the pattern, or drop --regex to search for "
         "the text as it is.",

@@ -60,7 +60,7 @@ def command_line() -> Root:
 
     if len(root.commands) == 1:
         from . import admin, inspection, keys
-        from .redaction import redact
+        from .redaction import redact  # and `db scrub`
         from .retention import retention  # and `db prune`
         from .web import web
 

@@ -8,7 +8,7 @@ from scratchpad_mcp.cli.main import command_line
 from tests.cli.conftest import isolated_main
 
 COMMANDS = [
-    *(["db", name] for name in ("upgrade", "current", "downgrade", "check", "prune")),
+    *(["db", name] for name in ("upgrade", "current", "downgrade", "check", "prune", "scrub")),
     *(["retention", name] for name in ("set", "list", "clear")),
     ["export"], ["import"], ["redact"],
     *(["keys", name] for name in ("create", "list", "grant", "ungrant", "revoke")),

@@ -8,6 +8,7 @@ import pytest
 from scratchpad_adapters.factory import Backend
 from scratchpad_core.errors import NotFound
 from scratchpad_core.redaction import marker
+from scratchpad_core.results import Redacted
 from scratchpad_core.service import Scratchpad
 from tests.conftest import FakeSummarizer
 from tests.contract.test_retries import Clock
@@ -37,7 +38,8 @@ def contents(store: Scratchpad, path: str = "notes.md") -> dict[int, str]:
 def test_an_old_version_is_redacted_in_place(store: Scratchpad, clock: Clock, recount: Recounter) -> None:
     before = store.list_versions(A, "notes.md").versions
     result = store.redact_version(A, "notes.md", 2, by="admin")
-    assert (result.redacted, result.new_version) == ([2], None)  # not the current one: no new version
+    assert result.redacted == [Redacted(path="notes.md", version=2, whole=True)]  # not the current one: no new version
+    assert (result.dry_run, result.requests_forgotten) == (False, 0)
     mark = marker(clock.now, "admin")
     assert contents(store)[2] == mark + "\n"
     after = store.list_versions(A, "notes.md").versions
@@ -49,7 +51,7 @@ def test_an_old_version_is_redacted_in_place(store: Scratchpad, clock: Clock, re
 
 def test_the_current_versions_redaction_makes_a_new_version(store: Scratchpad, clock: Clock) -> None:
     result = store.redact_version(A, "notes.md", 3, by="admin")
-    assert (result.redacted, result.new_version) == ([3], 4)
+    assert result.redacted == [Redacted(path="notes.md", version=3, whole=True, new_version=4)]
     mark = marker(clock.now, "admin") + "\n"
     assert contents(store)[3] == contents(store)[4] == mark
     caught_up = store.read_file(A, "notes.md", since_version=3)  # an agent at version 3 sees a change
@@ -60,7 +62,10 @@ def test_the_current_versions_redaction_makes_a_new_version(store: Scratchpad, c
 def test_a_text_goes_from_every_retained_version(store: Scratchpad, clock: Clock, recount: Recounter) -> None:
     assert store.search_files(A, "0123456789abcdef").count == 1
     result = store.redact_text(A, "notes.md", SECRET, by="admin")
-    assert (result.redacted, result.new_version) == ([2, 3], 4)
+    assert result.redacted == [
+        Redacted(path="notes.md", version=2, occurrences=1),
+        Redacted(path="notes.md", version=3, occurrences=2, new_version=4),
+    ]
     mark = marker(clock.now, "admin")
     texts = contents(store)
     assert texts == {
@@ -111,7 +116,7 @@ def test_a_log_entry_is_redacted(store: Scratchpad, clock: Clock, recount: Recou
     for text in ("start", "token=pw-feedface42", "end"):
         store.append_log(A, "run.log", text)
     assert store.search_files(A, "feedface42").count == 1
-    assert store.redact_entry(A, "run.log", 2, by="admin").redacted == [2]
+    assert store.redact_entry(A, "run.log", 2, by="admin").redacted == [Redacted(path="run.log", entry=2, whole=True)]
     page = store.read_log(A, "run.log", show_by=True)
     assert [e.entry for e in page.entries] == ["start", marker(clock.now, "admin"), "end"]
     assert [e.id for e in page.entries] == [1, 2, 3]
@@ -127,6 +132,6 @@ def test_a_reply_kept_for_a_repeat_does_not_give_the_text_back(store: Scratchpad
     first = store.edit_file(A, "keys.md", "b", f"b {SECRET}", snippet=True, request_id="r-1")
     assert SECRET in (first.snippet or "") and first.version == 2
     assert store.edit_file(A, "keys.md", "b", f"b {SECRET}", snippet=True, request_id="r-1") == first  # a replay
-    assert store.redact_text(A, "keys.md", SECRET).new_version == 3
+    assert store.redact_text(A, "keys.md", SECRET).redacted[-1].new_version == 3
     again = store.edit_file(A, "keys.md", "first", "1st", snippet=True, request_id="r-1")  # forgotten: a new call
     assert again.version == 4 and SECRET not in (again.snippet or "")
