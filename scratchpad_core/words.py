@@ -1,13 +1,13 @@
 """The words of a text, as word search finds them: one rule for every backend, so that their rankings agree.
 
-A text is folded (NFKD, combining marks dropped, casefolded: CAFÉ -> cafe, Αθήνα -> αθηνα) and split into
-words: runs of Unicode letters and digits (`_` separates words: sk_live_4242 is sk, live and 4242; a query of the
-whole token finds the lines holding all three, which rank first). Scripts written without spaces (Han, Hiragana, Katakana) are split
-into overlapping character bigrams instead (a lone character stands for itself), so that a query of two or
-more characters finds the texts holding them. English words are stemmed (deploy, deployed, deploying and
-deployment are one term) by the Stemmer the composition root gives (scratchpad_adapters: Snowball English);
-a word longer than MAX_TERM_CHARS keeps its first MAX_TERM_CHARS characters. The terms of a text, in order,
-are what every backend indexes; a query is analysed the same way.
+A text is folded (NFKD, combining marks dropped, casefolded: CAFÉ -> cafe, Αθήνα -> αθηνα) and split into words:
+runs of Unicode letters and digits (`_` separates words: sk_live_4242 is sk, live and 4242; a query of the whole
+token finds the lines holding all three, which rank first). Scripts written without spaces (Han, Hiragana,
+Katakana) are split into overlapping character bigrams instead (a lone character stands for itself), so that a
+query of two or more characters finds the texts holding them. English words are stemmed (deploy, deployed,
+deploying and deployment are one term) by the Stemmer the composition root gives (scratchpad_adapters: Snowball
+English); a word longer than MAX_TERM_CHARS keeps its first MAX_TERM_CHARS characters. The terms of a text, in
+order, are what every backend indexes; a query is analysed the same way.
 """
 
 from __future__ import annotations

@@ -135,9 +135,13 @@ def search_files(limits: Limits, a: Agent, query: str, prefix: str | None = None
     found = [{"path": p, "line": n, "text": line.removesuffix("\n")}
              for p, f in sorted(a.files.items()) if f.versions and p.startswith(prefix or "")
              for n, line in enumerate(split_lines(f.content or ""), 1) if holds(line.removesuffix("\n"))]  # fmt: skip
+
+    def entry_holds(entry: str) -> bool:  # a line of it does; an empty entry has no line
+        return bool(entry) and any(holds(line.removesuffix("\r")) for line in entry.split("\n"))
+
     found += [{"path": p, "entry": n, "text": entry}  # then log entries holding such a line (short: shown whole)
               for p, g in sorted(a.logs.items()) if p.startswith(prefix or "")
-              for n, entry in g.entries if any(holds(line.removesuffix("\r")) for line in entry.split("\n") if entry)]  # fmt: skip
+              for n, entry in g.entries if entry_holds(entry)]  # fmt: skip
     matches = found[:max_results]
     reply: Reply = {"matches": matches, "count": len(matches), "has_more": len(found) > len(matches)}
     if not reply["has_more"]:  # how many files a search that stopped early went through is not the README's
