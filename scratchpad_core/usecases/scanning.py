@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..ports import Matcher, UnitOfWork
+from ..ports import Matcher, TextMatcher, UnitOfWork
 from ..results import SearchMatch, SearchResult
 from ..text import around, split_keepends
 from .aging import seen_logs
@@ -18,16 +18,25 @@ from .passages import ENTRY_CHARS
 ENTRY_PAGE = 64  # entries read at once (each up to the entry size limit, 64 KiB by default)
 
 
-def matching_lines(matcher: Matcher, text: str) -> Iterator[tuple[int, str, int, int]]:
-    """(number, line, where the match starts in the line, where the line starts in `text`) of each matching
-    line of `text`, each matched and shown without its ending ('\\n', or '\\r\\n')."""
-    offset = 0
+def matching_lines(matcher: Matcher, text: str) -> Iterator[tuple[int, str, int]]:
+    """(number, line, where the match starts in it) of each matching line of `text`, each matched and shown
+    without its ending ('\\n', or '\\r\\n'); a TextMatcher searches the whole text at once."""
+    raws: list[str] | None = None
+    found = matcher.lines(text) if isinstance(matcher, TextMatcher) else _each_line(matcher, text)
+    for number, at in found:
+        raws = split_keepends(text) if raws is None else raws
+        yield number, _shown(raws[number - 1]), at
+
+
+def _shown(raw: str) -> str:
+    return raw.removesuffix("\n").removesuffix("\r")
+
+
+def _each_line(matcher: Matcher, text: str) -> Iterator[tuple[int, int]]:
     for number, raw in enumerate(split_keepends(text), 1):
-        line = raw.removesuffix("\n").removesuffix("\r")
-        at = matcher(line)
+        at = matcher(_shown(raw))
         if at is not None:
-            yield number, line, at, offset
-        offset += len(raw)
+            yield number, at
 
 
 def scan(uow: UnitOfWork, agent_id: str, prefix: str, matcher: Matcher, max_results: int, now: int) -> SearchResult:
@@ -39,7 +48,7 @@ def scan(uow: UnitOfWork, agent_id: str, prefix: str, matcher: Matcher, max_resu
         if path in hidden:
             continue
         files += 1
-        for number, line, at, _ in matching_lines(matcher, content):
+        for number, line, at in matching_lines(matcher, content):
             if len(matches) == max_results:
                 return SearchResult(matches, len(matches), True, files)
             matches.append(SearchMatch(path=path, line=number, text=around(line, at)))
@@ -52,7 +61,8 @@ def scan(uow: UnitOfWork, agent_id: str, prefix: str, matcher: Matcher, max_resu
                     continue
                 if len(matches) == max_results:
                     return SearchResult(matches, len(matches), True, files)
-                text = around(entry.entry, found[3] + found[2], ENTRY_CHARS)
+                before = sum(map(len, split_keepends(entry.entry)[: found[0] - 1]))  # the lines above the match
+                text = around(entry.entry, before + found[2], ENTRY_CHARS)
                 matches.append(SearchMatch(path=log.path, entry=entry.id, text=text))
             after = page[-1].id
     return SearchResult(matches, len(matches), False, files)

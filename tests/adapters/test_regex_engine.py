@@ -1,14 +1,18 @@
-"""The RE2 engine itself: a long line searched in growing windows gives the answers one search of it would, the
-budget holds on one costly line, offsets count characters, and a refused pattern leaves nothing on stderr."""
+"""The RE2 engine itself: a whole text searched at once finds the lines a line-by-line search finds, a long line
+searched in growing windows gives the answers one search of it would, the budget holds on one costly line,
+offsets count characters, and a refused pattern leaves nothing on stderr."""
 
 from __future__ import annotations
 
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scratchpad_adapters.regex_engine import WINDOW, BoundedRegexEngine
+from scratchpad_adapters.regex_engine import WINDOW, BoundedRegexEngine, LineMatcher, TextMatcher
 from scratchpad_core.errors import InvalidInput
+from scratchpad_core.text import split_keepends
 
 ENGINE = BoundedRegexEngine()
 
@@ -69,3 +73,43 @@ def test_deep_nesting_and_many_groups_compile_small_and_fast() -> None:
     assert ENGINE.compile("(" * 499 + "a" + ")" * 499, False)("a" * 100_000) == 0
     assert ENGINE.compile("(a)" * 333, False)("a" * 1000) == 0
     assert time.monotonic() - started < 2
+
+
+PATTERNS = [
+    "^", "$", "^$", "^a", "a$", "b\\b", "\\ba", "\\Ba", "a\\B", "[^x]+b", "a\\sb", "\\S+$", "\\D{3}", "(?s)a.b",
+    "(?i)É", "a\\n?b", "^\\s*$", "(?-m:^a)", "\\Aa", "b\\z", "a\\Cb", ".*", "(a|é)_", "\\pL+\\r?$", "\\r",
+]
+
+
+def per_line(pattern: str, text: str) -> list[tuple[int, int]]:
+    """What matching each line on its own finds: (number, start) of each matching line."""
+    match = LineMatcher(ENGINE.compile(pattern, False)._line, time.monotonic() + 10, 10)  # type: ignore[attr-defined]
+    found = []
+    for number, raw in enumerate(split_keepends(text), 1):
+        at = match(raw.removesuffix("\n").removesuffix("\r"))
+        if at is not None:
+            found.append((number, at))
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PATTERNS), st.text(alphabet="ab x_é\n\r\t", max_size=40))
+def test_a_whole_text_search_finds_the_lines_a_line_by_line_search_finds(pattern: str, text: str) -> None:
+    matcher = ENGINE.compile(pattern, False)
+    whole = list(matcher.lines(text)) if isinstance(matcher, TextMatcher) else None
+    assert whole is None or whole == per_line(pattern, text), (pattern, text)
+
+
+def test_patterns_that_read_the_texts_ends_are_matched_line_by_line() -> None:
+    for pattern in ("\\Aa", "b\\z", "(?-m:^a)", "(?i-m)a$", "a\\Cb"):
+        assert not isinstance(ENGINE.compile(pattern, False), TextMatcher), pattern
+    assert isinstance(ENGINE.compile("^a$", False), TextMatcher)
+
+
+def test_a_long_text_with_no_match_and_one_at_its_end() -> None:
+    text = "line of text\n" * 80_000 + "the needle\r\n"
+    matcher = ENGINE.compile("needle$", False)
+    assert isinstance(matcher, TextMatcher)
+    started = time.monotonic()
+    assert list(matcher.lines(text)) == [(80_001, 4)]
+    assert time.monotonic() - started < 1
