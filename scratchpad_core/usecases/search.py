@@ -78,8 +78,11 @@ class Search(UseCaseBase):
         self, agent_id: str, query: str, prefix: str, max_results: int, regex: bool, case_sensitive: bool
     ) -> SearchResult:
         matcher = self._matcher(query, regex, case_sensitive)
+
+        def work(uow: UnitOfWork) -> SearchResult:
+            return scan(uow, agent_id, prefix, matcher, max_results, self._clock())
+
         # The scan reads a snapshot, so a long search holds up no writer.
-        work = lambda uow: scan(uow, agent_id, prefix, matcher, max_results, self._clock())  # noqa: E731
         return self._transact(work, read_only=True)
 
     def _matcher(self, query: str, regex: bool, case_sensitive: bool) -> Matcher:
