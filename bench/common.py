@@ -310,8 +310,8 @@ def start_replica(name: str, database: str, folder: Path, extra: dict[str, str])
         SCRATCHPAD_DATABASE_URL=database,
         SCRATCHPAD_AUTH="keys",
         SCRATCHPAD_LOG_FORMAT="json",
-        **extra,
     )
+    env.update(extra)  # extra may also change the defaults above (SCRATCHPAD_AUTH=none)
     log = folder / f"{name}.stderr.jsonl"
     with log.open("wb") as errors:
         process = subprocess.Popen(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from .indexing import IndexRow, Statistics
 from .limits import Limits
@@ -335,9 +335,18 @@ class Matcher(Protocol):
         """Where the first match in `line` starts, or None."""
 
 
+@runtime_checkable
+class TextMatcher(Matcher, Protocol):
+    def lines(self, text: str) -> Iterator[tuple[int, int]]:
+        """(number, start) of each line of `text` holding a match, in order, as matching each line would find
+        them (lines cut as text.split_keepends does, each matched without its ending); start: where its first
+        match starts in the line."""
+
+
 class RegexEngine(Protocol):
     def compile(self, pattern: str, case_sensitive: bool) -> Matcher:
-        """A bounded-time matcher; raises InvalidInput for a bad or too costly pattern."""
+        """A bounded-time matcher (a TextMatcher where it can match a whole text at once); raises InvalidInput
+        for a bad or too costly pattern."""
 
 
 Clock = Callable[[], int]

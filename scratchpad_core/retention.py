@@ -7,7 +7,8 @@ write. Durations are written as a whole number and a unit: 90s, 15m, 12h, 30d.
 
 Dropping is amortized: an append drops at most DROP_BATCH entries (it adds one, so a log past a new rule
 catches up over the next appends, or at `db prune`). Entries go from the front only, so a log's kept ids stay
-contiguous: the oldest kept is last_entry_id - entries + 1.
+contiguous: the oldest kept is last_entry_id - entries + 1. Readers do not wait for the drop: an entry older
+than its rule's max_age reads as dropped already (kept_from; scratchpad_core.usecases.aging).
 """
 
 from __future__ import annotations
@@ -128,6 +129,14 @@ def age_threshold(rule: RetentionRule, now: int) -> int | None:
     return None if rule.max_age is None else now - rule.max_age * 1000
 
 
+def kept_from(first: int, last: int, first_young: int | None) -> int:
+    """The oldest entry id a reader sees of the log first..last under a rule with max_age: entries older than
+    it read as dropped, whether or not an append or a prune has dropped them yet, and, as a drop does, from
+    the front only (ids stay contiguous). first_young: the oldest entry made at or after age_threshold (None:
+    none is, and last + 1 says that nothing is seen)."""
+    return last + 1 if first_young is None else max(first, first_young)
+
+
 def drop_window(rule: RetentionRule, first: int, last: int) -> tuple[int, int]:
     """The entry ids a trim of the log first..last may drop, as (count_below, batch_end): every id below
     count_below goes by keep_entries (first: none), and no id from batch_end on goes this time."""
@@ -139,7 +148,7 @@ def drop_below(rule: RetentionRule, first: int, last: int, first_young: int | No
     """Drop the ids first..result-1 of the log first..last. first_young: the oldest id below the batch's end
     younger than max_age (None: none is; ignored without max_age)."""
     count_below, end = drop_window(rule, first, last)
-    age_below = first if rule.max_age is None else (end if first_young is None else first_young)
+    age_below = first if rule.max_age is None else kept_from(first, end - 1, first_young)
     return min(max(count_below, age_below), end)
 
 

@@ -1,12 +1,13 @@
 """The words of a text, as word search finds them: one rule for every backend, so that their rankings agree.
 
-A text is folded (NFKD, combining marks dropped, casefolded: CAFÉ -> cafe, Αθήνα -> αθηνα) and split into
-words (runs of Unicode word characters). Scripts written without spaces (Han, Hiragana, Katakana) are split
-into overlapping character bigrams instead (a lone character stands for itself), so that a query of two or
-more characters finds the texts holding them. English words are stemmed (deploy, deployed, deploying and
-deployment are one term) by the Stemmer the composition root gives (scratchpad_adapters: Snowball English);
-a word longer than MAX_TERM_CHARS keeps its first MAX_TERM_CHARS characters. The terms of a text, in order,
-are what every backend indexes; a query is analysed the same way.
+A text is folded (NFKD, combining marks dropped, casefolded: CAFÉ -> cafe, Αθήνα -> αθηνα) and split into words:
+runs of Unicode letters and digits (`_` separates words: sk_live_4242 is sk, live and 4242; a query of the whole
+token finds the lines holding all three, which rank first). Scripts written without spaces (Han, Hiragana,
+Katakana) are split into overlapping character bigrams instead (a lone character stands for itself), so that a
+query of two or more characters finds the texts holding them. English words are stemmed (deploy, deployed,
+deploying and deployment are one term) by the Stemmer the composition root gives (scratchpad_adapters: Snowball
+English); a word longer than MAX_TERM_CHARS keeps its first MAX_TERM_CHARS characters. The terms of a text, in
+order, are what every backend indexes; a query is analysed the same way.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ MAX_TERM_CHARS = 64  # a longer word is indexed by its first 64 characters (Post
 
 # Han (with its extensions and compatibility forms), Hiragana and Katakana: written without spaces.
 _UNSPACED = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
-_TOKENS = re.compile(rf"[{_UNSPACED}]+|[^\W{_UNSPACED}]+")
+_TOKENS = re.compile(rf"[{_UNSPACED}]+|[^\W_{_UNSPACED}]+")
 _UNSPACED_RUN = re.compile(rf"[{_UNSPACED}]+")
-_WORDS = re.compile(r"\w+")
+_WORDS = re.compile(r"[^\W_]+")  # letters and digits: \w without '_'
 
 # Frequent English words (as written; stemmed by the analyzer). They are indexed like every word; a query
 # reads their documents only when its other words find too few (scratchpad_core.usecases.passages).

@@ -20,7 +20,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Connection, Insert, bindparam, cast, func, insert, select, text
+from sqlalchemy import Connection, Insert, Update, bindparam, cast, func, insert, select, text, update
 from sqlalchemy.dialects.postgresql import TSQUERY, TSVECTOR
 
 from scratchpad_core.indexing import MAX_TF
@@ -34,6 +34,11 @@ _LEXEME = re.compile(r"'([^']*)'(?::([0-9,]+))?")
 
 class SqliteTerms:
     insert_rows: Insert = insert(search_rows)
+    update_terms: Update = (  # a row's terms and length anew (FTS5 follows through the trigger on updates)
+        update(search_rows)
+        .where(sr.id == bindparam("row_id"))
+        .values(terms=bindparam("terms"), length=bindparam("length"))
+    )
     _MAX_ID = select(func.max(sr.id))  # a bare max(id): SQLite reads it from the primary key's end
     _POSTINGS = text(
         "SELECT v.doc, r.owner, r.entry, count(*), r.length FROM search_vocab AS v "
@@ -65,6 +70,11 @@ class SqliteTerms:
 
 class PostgresTerms:
     insert_rows: Insert = insert(search_rows).values(terms=cast(bindparam("terms"), TSVECTOR))
+    update_terms: Update = (
+        update(search_rows)
+        .where(sr.id == bindparam("row_id"))
+        .values(terms=cast(bindparam("terms"), TSVECTOR), length=bindparam("length"))
+    )
     _NEW_IDS = text("SELECT nextval('search_rows_id_seq') FROM generate_series(1, :count)")
     _QUERY = cast(bindparam("term"), TSQUERY)
     _POSTINGS = select(

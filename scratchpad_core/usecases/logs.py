@@ -12,6 +12,7 @@ from ..ports import UnitOfWork
 from ..results import AppendResult, DeleteLogResult, LogInfo, LogListing, LogPage
 from ..retention import LOGS, rule_for
 from ..retries import Request
+from .aging import seen
 from .base import UseCaseBase, checked
 from .indexer import index_entries
 from .retention import NOTHING, trim_log
@@ -77,18 +78,21 @@ class Logs(UseCaseBase):
 
         def work(uow: UnitOfWork) -> LogPage:
             log = uow.logs.get(agent_id, path)
-            if log is None or log.entries == 0:  # never written, or deleted: an empty page, as a poller expects
+            if log is not None:  # entries past the rule's max_age read as dropped
+                log = seen(uow, log, self._clock())
+            if log is None or log.entries == 0:  # never written, deleted, all past its age: an empty page for a poller
                 self._count(uow, agent_id)
                 return LogPage([], 0, since_entry or 0, False)
+            first = log.last_entry_id - log.entries + 1  # ids are contiguous; a log that came back starts later
             if tail is not None:
-                rows = uow.logs.entries(log.id, max(0, log.last_entry_id - tail), tail, with_by=show_by)
+                rows = uow.logs.entries(log.id, max(first - 1, log.last_entry_id - tail), tail, with_by=show_by)
                 page, more, total = rows, False, len(rows)
                 cursor = rows[-1].id if rows else log.last_entry_id
             else:
                 after, size = since_entry or 0, limit or LOG_PAGE_SIZE
-                rows = uow.logs.entries(log.id, min(after, log.last_entry_id), size + 1, with_by=show_by)
+                start = min(max(after, first - 1), log.last_entry_id)
+                rows = uow.logs.entries(log.id, start, size + 1, with_by=show_by)
                 page, more = rows[:size], len(rows) > size
-                first = log.last_entry_id - log.entries + 1  # ids are contiguous; a log that came back starts later
                 total = max(0, log.last_entry_id - max(after, first - 1))
                 cursor = page[-1].id if page else after
                 if after < first - 1:  # entries after since_entry were dropped (retention) or deleted

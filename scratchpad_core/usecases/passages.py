@@ -43,9 +43,11 @@ def word_search(
     prefix: str,
     max_results: int,
     hidden: frozenset[str] = frozenset(),
+    floors: Mapping[int, int] | None = None,
 ) -> SearchResult:
-    """The best passages of the agent's files and log entries under `prefix`; the files at `hidden` (expired) are
-    left out before ranking, so a page is full when there are more."""
+    """The best passages of the agent's files and log entries under `prefix`; the files at `hidden` (expired), and
+    the entries of a log (by its owner) below its id in `floors` (past their rule's max_age), are left out before
+    ranking, so a page is full when there are more."""
     stats = index.statistics(agent_id)
     if not stats.documents:
         return SearchResult([], 0, False)
@@ -60,7 +62,7 @@ def word_search(
         if path.startswith(prefix) and not (owner > 0 and path in hidden)  # a log's owner is negative
     }
     needed = max_results + 1
-    search = _Search(index, scorer, owners)
+    search = _Search(index, scorer, owners, dict(floors or {}))
     if not rare:  # every word is frequent: all but the common English ones are read, so that a line holding
         rare = [t for t in frequent if t not in index.analyzer.common]  # more of them ranks higher
         frequent = [t for t in frequent if t not in rare]
@@ -80,17 +82,18 @@ class _Search:
     index: SearchIndex
     scorer: Scorer
     owners: Mapping[int, str]
+    floors: dict[int, int]  # a log's owner -> its oldest entry a reader sees
     found: dict[int, tuple[float, int, int]] = field(default_factory=dict)  # row -> (score so far, owner, entry)
     slots: dict[int, tuple[Sequence[int], list[int]]] = field(default_factory=dict)  # owner -> slots, line starts
     lines: dict[tuple[int, int], tuple[float, frozenset[str]]] = field(default_factory=dict)  # scores, query words
 
     def add(self, postings: Mapping[str, list[Posting]]) -> None:
         """Score the documents of these terms (ranking.Scorer.score, one term at a time, inlined: thousands)."""
-        owners, found, average = self.owners, self.found, self.scorer.average
+        owners, found, average, floors = self.owners, self.found, self.scorer.average, self.floors
         for term, documents in postings.items():
             weight = self.scorer.weights[term]
             for row, owner, entry, count, length in documents:
-                if owner in owners:
+                if owner in owners and (owner > 0 or entry >= floors.get(owner, 0)):
                     tf = min(count, MAX_TF)
                     score = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
                     before = found.get(row)

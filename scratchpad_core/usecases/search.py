@@ -1,5 +1,6 @@
 """search_files: passages of the agent's files and log entries that hold the query's words, best first (the
-default); or, with exact=True (or regex=True), lines of the current files matching the query, in path order."""
+default); or, with exact=True (or regex=True), lines of the current files matching the query, in path order, then
+log entries holding such a line (scanning.py)."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from ..errors import InvalidInput, StorageError
 from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import Matcher, UnitOfWork
-from ..results import SearchMatch, SearchResult
-from ..text import around, split_keepends
+from ..results import SearchResult
+from .aging import aged_floors
 from .base import UseCaseBase
 from .expiry import expired_paths
 from .indexer import catch_up
 from .passages import word_search
+from .scanning import scan
 
 
 class Search(UseCaseBase):
@@ -32,7 +34,8 @@ class Search(UseCaseBase):
         case_sensitive: bool = False,
     ) -> SearchResult:
         """Passages of the agent's files and log entries holding the query's words, best first; with exact=True,
-        lines holding the query as it is (regex=True: a regular expression), in path order."""
+        lines holding the query as it is (regex=True: a regular expression), in path order, then log entries
+        holding such a line."""
         agent_id = check_agent_id(agent_id)
         prefix = check_prefix(prefix)
         if not query or len(query) > MAX_QUERY_CHARS:
@@ -57,9 +60,9 @@ class Search(UseCaseBase):
                 )
             if first and uow.index.lagging(agent_id) != ([], []):
                 return None
-            return word_search(
-                uow.index, agent_id, terms, prefix, max_results, expired_paths(uow, agent_id, self._clock())
-            )
+            now = self._clock()
+            hidden, floors = expired_paths(uow, agent_id, now), aged_floors(uow, agent_id, now)
+            return word_search(uow.index, agent_id, terms, prefix, max_results, hidden, floors)
 
         first = True
         result = self._transact(work, read_only=True)
@@ -77,26 +80,7 @@ class Search(UseCaseBase):
         matcher = self._matcher(query, regex, case_sensitive)
 
         def work(uow: UnitOfWork) -> SearchResult:
-            matches: list[SearchMatch] = []
-            files = 0
-            more = False
-            hidden = expired_paths(uow, agent_id, self._clock())
-            for path, content in uow.files.iter_current(agent_id, prefix):
-                if path in hidden:
-                    continue
-                files += 1
-                for number, raw in enumerate(split_keepends(content), 1):
-                    line = raw.rstrip("\n").removesuffix("\r")  # match and show the line without its ending
-                    at = matcher(line)
-                    if at is None:
-                        continue
-                    if len(matches) == max_results:
-                        more = True
-                        break
-                    matches.append(SearchMatch(path=path, line=number, text=around(line, at)))
-                if more:
-                    break
-            return SearchResult(matches, len(matches), more, files)
+            return scan(uow, agent_id, prefix, matcher, max_results, self._clock())
 
         # The scan reads a snapshot, so a long search holds up no writer.
         return self._transact(work, read_only=True)

@@ -78,8 +78,8 @@ def in_cli_terms(message: str, options: dict[str, Any]) -> str:
         "Use list_files to see this agent's files.": f"`scratchpad-mcp files --agent {agent}` lists its files.",
         "Use list_logs to see this agent's logs.": f"`scratchpad-mcp logs --agent {agent}` lists its logs.",
         "Use list_versions to see which are.": f"`scratchpad-mcp versions --agent {agent} {path}` lists them.",
-        "Fix the pattern, or pass regex=false for a literal search.": "Fix the pattern, or drop --regex to search for "
-        "the text as it is.",
+        "search literally with exact=true and regex=false.": "search literally with --exact instead of --regex.",
+        "regex=true runs RE2": "--regex runs RE2",
         "use regex=false.": "drop --regex to search for the text as it is.",
         "use exact=true to find punctuation or symbols.": "pass --exact to find punctuation or symbols.",
         "Invalid cursor: pass the next_cursor of the previous page unchanged.": "Invalid --cursor: pass the cursor "

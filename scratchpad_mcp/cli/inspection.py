@@ -238,8 +238,8 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
 @inspection_command("search")
 @agent_option
 @click.argument("query")
-@click.option("--exact", is_flag=True, help="Lines holding QUERY as it is (case folded), in path order.")
-@click.option("--regex", is_flag=True, help="Lines matching QUERY as a regular expression, in path order.")
+@click.option("--exact", is_flag=True, help="Lines holding QUERY as it is (case folded), files then log entries.")
+@click.option("--regex", is_flag=True, help="Lines matching QUERY as an RE2 regular expression, files then logs.")
 @prefix_option
 @click.option(
     "--limit",
@@ -257,7 +257,8 @@ def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex
     By default QUERY is words (a question works): the passages of the agent's files and the log entries that
     hold them, best first, each shown as its lines (path:line: text; a log entry as path#entry: text), passages
     apart by a line "--". --exact finds the lines holding QUERY as it is, --regex those matching it as a
-    regular expression, both in the current version of each file, in path order.
+    regular expression (RE2 syntax: no backreferences, lookaround or recursion), in the current version of each
+    file in path order, then the log entries holding such a line (path#entry: the entry), by path and entry.
     """
     found = inspection.store.search_files(
         inspection.agent(agent_id), query, prefix, max_results=limit, exact=exact, regex=regex

@@ -195,11 +195,11 @@ def register_tools(
         query: Annotated[str, Field(description="Words; a question works.")],
         prefix: PrefixArg = None,
         max_results: Annotated[int, Field(description="At most this many, 1-{max_results}.")] = DEFAULT_SEARCH_RESULTS,
-        exact: Annotated[bool, Field(description="Match query as it is.")] = False,
-        regex: Annotated[bool, Field(description="query is a regex.")] = False,
+        exact: Annotated[bool, Field(description="Literal query.")] = False,
+        regex: Annotated[bool, Field(description="RE2 pattern.")] = False,
         case_sensitive: Annotated[bool, Field(description="exact/regex: match case.")] = False,
     ) -> UseCase[r.SearchResult]:
-        """Passages of your files and logs with query's words, best first; exact=true: literal lines."""
+        """Passages of your files and logs with query's words, best first; exact/regex: lines, then log entries."""
         return lambda a: store.search_files(
             a, query, prefix, max_results=max_results, exact=exact, regex=regex, case_sensitive=case_sensitive
         )

@@ -136,7 +136,9 @@ def test_errors_name_commands_and_options(filled: Scratchpad, inspect) -> None:
         ("cat", "-a", "alice", "plans/plan.md", "--version", "1"): "Version 1 of plans/plan.md is no longer retained. "
         "`scratchpad-mcp versions --agent alice plans/plan.md` lists them.",
         ("cat", "-a", "alice", "one.md", "--lines", "2:3"): "Invalid --lines 2:3: one.md has 1 line.",
-        ("search", "-a", "alice", "(", "--regex"): "drop --regex",
+        ("search", "-a", "alice", "(", "--regex"): "search literally with --exact instead of --regex.",
+        ("search", "-a", "alice", "a(?=b)", "--regex"): "lookahead ((?=...) and (?!...)) is not supported: --regex "
+        "runs RE2",
         ("files", "-a", "alice", "--cursor", "???"): "Invalid --cursor",
     }  # fmt: skip
     for args, message in cases.items():

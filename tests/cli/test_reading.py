@@ -96,6 +96,23 @@ def test_search_exact_and_regex(filled: Scratchpad, inspect) -> None:
     assert len(limited.out.splitlines()) == 1 and "more results than 1" in limited.err
 
 
+def test_search_exact_and_regex_find_log_entries_after_the_files(filled: Scratchpad, inspect) -> None:
+    filled.append_log("alice", "runs/today.log", "step six\nwith a second line")
+    literal = inspect("search", "-a", "alice", "STEP", "--exact")
+    assert literal.out.splitlines() == [
+        "plans/plan.md:2: step one, done",
+        "plans/plan.md:3: step two",
+        "plans/plan.md:4: step three",
+        "runs/today.log#6: step six␊with a second line",  # an entry on one line, its line ends shown
+    ]
+    found = json.loads(inspect("search", "-a", "alice", r"^entry [45]$", "--regex", "--json").out)
+    assert found["matches"] == [{"path": "runs/today.log", "entry": 4, "text": "entry 4"},
+                                {"path": "runs/today.log", "entry": 5, "text": "entry 5"}]  # fmt: skip
+    assert (found["count"], found["has_more"]) == (2, False)
+    limited = inspect("search", "-a", "alice", "^(step|entry)", "--regex", "--limit", "4")
+    assert limited.out.splitlines()[-1] == "runs/today.log#1: entry 1" and "more results than 4" in limited.err
+
+
 def test_stats(filled: Scratchpad, inspect) -> None:
     done = inspect("stats", "-a", "alice")
     table = {line.split("  ")[0]: line.split() for line in done.out.splitlines()[1:]}

@@ -11,6 +11,8 @@ import time
 import pytest
 
 from scratchpad_adapters import open_backend
+from scratchpad_adapters.factory import Backend
+from scratchpad_adapters.regex_engine import BoundedRegexEngine
 from scratchpad_core.errors import InvalidInput, InvalidPath
 from scratchpad_core.ports import Matcher
 from scratchpad_core.results import FileInfo, SearchMatch, SearchResult
@@ -217,9 +219,79 @@ def test_max_results_and_has_more(corpus: Scratchpad) -> None:
 def test_search_reads_only_current_versions_of_files(store: Scratchpad) -> None:
     store.write_file(A, "f.txt", "needle\n")
     store.write_file(A, "f.txt", "haystack\n")
-    store.append_log(A, "f.log", "needle in a log")
     assert store.search_files(A, "needle", exact=True).matches == []
     assert found(store.search_files(A, "hay", exact=True)) == [("f.txt", 1, "haystack")]
+
+
+def entries(result: SearchResult) -> list[tuple[str, int | None, int | None, str]]:
+    return [(m.path, m.line, m.entry, m.text) for m in result.matches]
+
+
+@pytest.fixture
+def logged(corpus: Scratchpad) -> Scratchpad:
+    """The corpus, with logs: a multi-line entry, one under notes/, one in another agent's log."""
+    corpus.append_log(A, "run.log", "started\nHELLO from step 2\r\nfinished")
+    corpus.append_log(A, "run.log", "nothing here")
+    corpus.append_log(A, "run.log", "hello again, and hello")
+    corpus.append_log(A, "notes/n.log", "price: 3.5 (x+y)")
+    corpus.append_log("agent-b", "run.log", "hello from another agent")
+    return corpus
+
+
+def test_exact_and_regex_search_logs_too_files_first_then_entries_by_path_and_id(logged: Scratchpad) -> None:
+    result = logged.search_files(A, "hello", exact=True)
+    assert entries(result) == [
+        ("notes/a.md", 1, None, "Hello World"),
+        ("notes/a.md", 3, None, "hello again"),
+        ("notes/b.md", 1, None, "HELLO"),
+        ("other/c.md", 2, None, "hello"),
+        ("run.log", None, 1, "started\nHELLO from step 2\r\nfinished"),  # an entry shown whole, as a word search does
+        ("run.log", None, 3, "hello again, and hello"),
+    ]
+    assert (result.count, result.has_more, result.files_searched) == (6, False, 3)  # files_searched: files read
+    assert result.matches[4] == SearchMatch(path="run.log", entry=1, text="started\nHELLO from step 2\r\nfinished")
+    assert entries(logged.search_files(A, "(x+y)", exact=True)) == [
+        ("notes/b.md", 2, None, "price: 3.5 (x+y)"),
+        ("notes/n.log", None, 1, "price: 3.5 (x+y)"),
+    ]
+    # A line of an entry is matched as a file's line is: ^ and $ at its ends ('\r\n' too), '.' within it.
+    assert [m.entry for m in logged.search_files(A, r"^hello.*2$", regex=True).matches] == [1]
+    assert [m.entry for m in logged.search_files(A, r"^finished$", regex=True).matches] == [1]
+    assert logged.search_files(A, r"started.HELLO", regex=True).matches == []  # no match across lines
+    sensitive = logged.search_files(A, "hello", regex=True, case_sensitive=True).matches
+    assert [(m.path, m.line or m.entry) for m in sensitive] == [("notes/a.md", 3), ("other/c.md", 2), ("run.log", 3)]
+    assert entries(logged.search_files(A, "hello", prefix="notes/n", exact=True)) == []
+    assert entries(logged.search_files(A, "price", prefix="notes/n", exact=True)) == [
+        ("notes/n.log", None, 1, "price: 3.5 (x+y)")
+    ]
+
+
+def test_max_results_and_has_more_cover_files_and_entries(logged: Scratchpad) -> None:
+    at_files = logged.search_files(A, "hello", max_results=4, exact=True)
+    assert (at_files.count, at_files.has_more, at_files.matches[-1].path) == (4, True, "other/c.md")
+    five = logged.search_files(A, "hello", max_results=5, exact=True)
+    assert (five.count, five.has_more, five.matches[-1].entry) == (5, True, 1)
+    six = logged.search_files(A, "hello", max_results=6, regex=True)
+    assert (six.count, six.has_more) == (6, False)
+
+
+def test_a_long_entry_is_shown_around_its_match(store: Scratchpad) -> None:
+    entry = "x" * 2000 + " the needle " + "y" * 2000
+    store.append_log(A, "big.log", entry)
+    (match,) = store.search_files(A, "needle", exact=True).matches
+    assert match.entry == 1 and "the needle" in match.text and len(match.text) <= 502
+    assert match.text.startswith("…") and match.text.endswith("…")
+    (same,) = store.search_files(A, "ne+dle", regex=True).matches
+    assert same.text == match.text
+
+
+def test_deleted_logs_are_not_searched(logged: Scratchpad) -> None:
+    logged.delete_log(A, "run.log")
+    assert [m.path for m in logged.search_files(A, "hello", exact=True).matches if m.entry] == []
+    logged.append_log(A, "run.log", "hello once more")
+    assert [(m.path, m.entry) for m in logged.search_files(A, "hello", exact=True).matches if m.entry] == [
+        ("run.log", 4)
+    ]
 
 
 def test_bad_queries_are_invalid(corpus: Scratchpad) -> None:
@@ -232,22 +304,67 @@ def test_bad_queries_are_invalid(corpus: Scratchpad) -> None:
         corpus.search_files(A, "x" * 1001)
 
 
-def test_a_pathological_regex_fails_fast(store: Scratchpad) -> None:
+def test_a_pathological_regex_answers_fast(store: Scratchpad) -> None:
+    """RE2 runs in time linear in the text: what backtracks exponentially elsewhere answers at once."""
     store.write_file(A, "aaa.txt", ("a" * 40 + "\n") * 2000)
+    store.write_file(A, "long.txt", "a" * 200_000 + "!\n")
+    store.append_log(A, "a.log", "a" * 30_000 + "!")
     started = time.monotonic()
-    with pytest.raises(InvalidInput):
-        store.search_files(A, "(a|aa)+c", regex=True)
+    assert store.search_files(A, "(a|aa)+c", regex=True).matches == []
+    assert store.search_files(A, "(a+)+$", regex=True).count == 10  # default max_results: the short lines
+    assert [m.path for m in store.search_files(A, "^(a+)+!$", regex=True).matches] == ["long.txt", "a.log"]
+    assert store.search_files(A, "(x+x+)+y", regex=True).matches == []
     assert time.monotonic() - started < 10
 
 
-def test_a_regex_too_costly_to_compile_is_refused_before_compiling(store: Scratchpad) -> None:
-    """(?:x{65535}){65535} would take tens of GB to compile: refused by its counts, in no time."""
-    store.write_file(A, "f.txt", "xx\n")
-    for pattern in (r"(?:x{65535}){65535}", r"(?:x{1000}){1000}", r"((x{100}){100}){100}"):
-        with pytest.raises(InvalidInput, match="counted repetitions"):
-            store.search_files(A, pattern, regex=True)
-    for fine in (r"x{2}", r"\d{4}-\d{2}", r"\{9999\}{2}", r"(?:x{300}){300}"):
+def test_regex_syntax_is_re2s(corpus: Scratchpad) -> None:
+    assert found(corpus.search_files(A, r"(?P<word>h\pL+o) (?:w|W)", regex=True)) == [("notes/a.md", 1, "Hello World")]
+    assert found(corpus.search_files(A, r"[[:digit:]]\.\d", regex=True)) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
+    assert found(corpus.search_files(A, r"(?-i:HELLO)\z", regex=True)) == [("notes/b.md", 1, "HELLO")]
+    assert found(corpus.search_files(A, r"\Qx+y\E", regex=True)) == [("notes/b.md", 2, "price: 3.5 (x+y)")]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "named"),
+    [
+        (r"(?(DEFINE)(?<a>(?&a)))(?&a)", "a conditional or recursion"),
+        (r"(h)ell\1", "a backreference"),
+        (r"(?P<h>h)(?P=h)", "a named backreference"),
+        (r"hello(?= again)", "lookahead"),
+        (r"(?<!x)hello", "lookbehind"),
+        (r"(?R)", "recursion"),
+        (r"(?>h)ello", "an atomic group"),
+        (r"hel++o", "a possessive quantifier (++)"),
+        (r"(?:x{1000}){1000}", "the repetition {1000} passes RE2's limit of 1,000"),
+        (r"((x{100}){100}){100}", "passes RE2's limit of 1,000"),
+        (r"x{1001}", "the repetition {1001} passes RE2's limit"),
+        (r"\pL{500}\pL{500}\pL{500}\pL{500}", "more than RE2's memory bound of 8 MiB"),
+    ],
+)
+def test_what_re2_does_not_run_is_refused_in_one_line_naming_it(corpus: Scratchpad, pattern: str, named: str) -> None:
+    with pytest.raises(InvalidInput) as refused:
+        corpus.search_files(A, pattern, regex=True)
+    message = refused.value.message
+    assert message.startswith("Invalid regex: ") and named in message and "\n" not in message
+    assert message.endswith("or search literally with exact=true and regex=false.")
+
+
+def test_regex_counts_within_re2s_limit_are_fine(store: Scratchpad) -> None:
+    store.write_file(A, "f.txt", "xx\n" + "x" * 1000 + "\n")
+    for fine in (r"x{2}", r"\d{4}-\d{2}", r"\{9999\}{2}", r"(?:x{30}){30}", r"x{1000}", r"((x{10}){10}){10}"):
         store.search_files(A, fine, regex=True)
+    assert [m.line for m in store.search_files(A, r"^x{1000}$", regex=True).matches] == [2]
+
+
+def test_a_search_past_its_time_budget_is_refused(backend: Backend) -> None:
+    """A pattern that keeps RE2 off its fast path reads about 10 µs a byte: 120 KB take over a second."""
+    store = Scratchpad(backend.unit_of_work, regex_engine=BoundedRegexEngine(budget_seconds=0.05))
+    store.write_file(A, "mixed.txt", "abcdefghij klmnopqrstuvwxyz0123456789 " * 3_000 + "\n")
+    started = time.monotonic()
+    with pytest.raises(InvalidInput, match=r"^Regex search stopped after 0.05 seconds \(its time budget\)"):
+        store.search_files(A, r"(?:.{999}x|y)" * 5, regex=True)
+    assert time.monotonic() - started < 1
+    assert store.search_files(A, "(?:.{999}x|y)", exact=True).matches == []  # a literal search has no budget
 
 
 class GatedEngine:

@@ -22,19 +22,24 @@ ROOT = Path(__file__).resolve().parents[2]
 A = "agent-a"
 
 
-@pytest.fixture(scope="module")
-def previous_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The previous release's packages, from git history (skipped where the history is not at hand)."""
-    folder = tmp_path_factory.mktemp("previous")
+def release_sources(commit: str, folder: Path) -> Path:
+    """The packages of the release at `commit`, from git history, in `folder` (the test is skipped where the
+    history is not at hand)."""
     archive = subprocess.run(
-        ["git", "-C", str(ROOT), "archive", PREVIOUS, "scratchpad_core", "scratchpad_adapters", "alembic"],
+        ["git", "-C", str(ROOT), "archive", commit, "scratchpad_core", "scratchpad_adapters", "alembic"],
         capture_output=True,
         check=False,
     )
     if archive.returncode != 0:
-        pytest.skip(f"the previous release ({PREVIOUS}) is not in this checkout's git history")
+        pytest.skip(f"the previous release ({commit}) is not in this checkout's git history")
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     return folder
+
+
+@pytest.fixture(scope="module")
+def previous_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The previous release's packages, from git history (skipped where the history is not at hand)."""
+    return release_sources(PREVIOUS, tmp_path_factory.mktemp("previous"))
 
 
 def run_previous(release: Path, url: str, body: str, *, upgrade: bool) -> None:

@@ -53,6 +53,22 @@ def test_scripts_without_spaces_are_found_by_two_or_more_characters(store: Scrat
     assert store.search_files(A, "大阪").matches == []
 
 
+def test_underscore_separates_words_and_the_whole_token_ranks_first(store: Scratchpad) -> None:
+    store.write_file(A, "env.md", "STRIPE_KEY=sk_live_4242\n")
+    store.write_file(A, "apart.md", "we live here\n\n\nsk means nothing\n\n\n4242 is a number\n")
+    store.write_file(A, "some.md", "sk and live but no number\n")
+    store.write_file(A, "code.py", "def snake_case_name(my_arg):\n")
+    store.append_log(A, "run.log", "rotated sk_live_4242 today")
+    assert sorted(paths(store.search_files(A, "live"))) == ["apart.md", "env.md", "run.log", "some.md"]
+    whole = store.search_files(A, "sk_live_4242")
+    assert {m.path for m in whole.matches[:2]} == {"env.md", "run.log"}  # the two holding the whole token
+    assert paths(store.search_files(A, "snake")) == ["code.py"]
+    assert paths(store.search_files(A, "my arg")) == ["code.py"]
+    assert paths(store.search_files(A, "stripe")) == ["env.md"]
+    store.write_file(A, "wide.md", "full＿width low line\n")  # U+FF3F folds to '_': it separates too
+    assert paths(store.search_files(A, "width")) == ["wide.md"]
+
+
 def test_more_and_rarer_words_rank_higher(store: Scratchpad) -> None:
     store.write_file(A, "filler.md", "".join(f"the project note number {n}\n\n" for n in range(30)))
     store.write_file(A, "both.md", "we moved the api to postgres last week\n")
@@ -225,7 +241,7 @@ def test_a_query_is_data_never_syntax(store: Scratchpad, query: str) -> None:
     assert paths(store.search_files(A, f"{query} needle")) == ["f.md"]
 
 
-@pytest.mark.parametrize("query", ["?!", "...", "  ", "-- ** --", "😀", "()"])
+@pytest.mark.parametrize("query", ["?!", "...", "  ", "-- ** --", "😀", "()", "___", "_＿_"])
 def test_a_query_with_no_word_is_refused(store: Scratchpad, query: str) -> None:
     store.write_file(A, "f.md", "text\n")
     with pytest.raises(InvalidInput, match="no word"):

@@ -14,7 +14,8 @@ reply's hunks turn the model's old version into its current text) or [] when the
   since_entry), total the entries after since_entry; an empty or deleted log is an empty page;
 - list_logs: logs holding entries, by path; list_versions: each retained version's size, lines and sha256;
 - get_usage_stats: the counters and quotas; search_files (exact): lines holding the query (case folded
-  unless case_sensitive), in path then line order, at most max_results, has_more when there were more.
+  unless case_sensitive), in path then line order, then log entries with a line holding it, in path then entry
+  order, at most max_results in all, has_more when there were more.
 """
 
 from __future__ import annotations
@@ -134,6 +135,13 @@ def search_files(limits: Limits, a: Agent, query: str, prefix: str | None = None
     found = [{"path": p, "line": n, "text": line.removesuffix("\n")}
              for p, f in sorted(a.files.items()) if f.versions and p.startswith(prefix or "")
              for n, line in enumerate(split_lines(f.content or ""), 1) if holds(line.removesuffix("\n"))]  # fmt: skip
+
+    def entry_holds(entry: str) -> bool:  # a line of it does; an empty entry has no line
+        return bool(entry) and any(holds(line.removesuffix("\r")) for line in entry.split("\n"))
+
+    found += [{"path": p, "entry": n, "text": entry}  # then log entries holding such a line (short: shown whole)
+              for p, g in sorted(a.logs.items()) if p.startswith(prefix or "")
+              for n, entry in g.entries if entry_holds(entry)]  # fmt: skip
     matches = found[:max_results]
     reply: Reply = {"matches": matches, "count": len(matches), "has_more": len(found) > len(matches)}
     if not reply["has_more"]:  # how many files a search that stopped early went through is not the README's

@@ -270,9 +270,11 @@ class Stateful(RuleBasedStateMachine):
             self._read(agent, tool, args)
 
     def _words(self, agent: str) -> list[str]:
-        """Queries that match something: pieces of the agent's lines, in either case."""
-        pieces = [line.strip()[:2] for f in self.model.agents[agent].files.values() if f.versions
+        """Queries that match something: pieces of the agent's lines and log entries, in either case."""
+        held = self.model.agents[agent]
+        pieces = [line.strip()[:2] for f in held.files.values() if f.versions
                   for line in split_lines(f.content or "") if line.strip()]  # fmt: skip
+        pieces += [entry[-2:] for g in held.logs.values() for _, entry in g.entries if entry.strip()]
         return [*pieces, *(piece.upper() for piece in pieces), "x", "É"]
 
     @rule()

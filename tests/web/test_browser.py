@@ -123,6 +123,17 @@ def test_sign_in_then_every_page_and_a_diff(site: Site, browser: Any) -> None:
     WebDriverWait(browser, WAIT).until(lambda b: "exact=1" in b.current_url)
     wait_for(browser, "#summary")
     assert "1 matching line in" in text_of(browser, "summary")
+    store.append_log(agent, "runs/today.log", "next: outline the review")  # exact and regex find entries too
+    browser.get(f"{site.ui}/a/{agent}/search?q=OUTLINE&exact=1")
+    assert text_of(browser, "summary") == "1 matching line in 2 files searched; 1 matching log entry."
+    rows = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#matches tr")]
+    assert [r.split() for r in rows] == [["docs/plan.md", "4", "-", "outline"],
+                                         ["runs/today.log", "#2", "next:", "outline", "the", "review"]]  # fmt: skip
+    browser.get(f"{site.ui}/a/{agent}/search?q=^next:+outl&regex=1")
+    assert text_of(browser, "summary") == "0 matching lines in 2 files searched; 1 matching log entry."
+    browser.find_element(By.LINK_TEXT, "runs/today.log").click()
+    WebDriverWait(browser, WAIT).until(lambda b: b.current_url.endswith("/log/runs/today.log#e2"))
+    assert "next: outline the review" in text_of(browser, "entries")
     browser.get(f"{site.ui}/a/{agent}")  # the agent page's own form offers both modes too
     browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]").send_keys("outline")
     browser.find_element(By.CSS_SELECTOR, "form.search input[name=exact]").click()

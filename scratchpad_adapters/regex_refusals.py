@@ -1,0 +1,92 @@
+"""RE2's refusals of a pattern, each said in one line that names the construct (or the limit) and what to do.
+
+RE2 (scratchpad_adapters.regex_engine) accepts Perl-like syntax without what needs backtracking: it refuses
+backreferences, lookahead and lookbehind, recursion and conditionals, atomic groups and possessive quantifiers,
+counted repetitions over 1000 (nested counts multiplied), and a pattern whose compiled form passes its memory
+bound. Its own message says which part of the pattern it stopped at (e.g. "invalid perl operator: (?=").
+"""
+
+from __future__ import annotations
+
+import re
+
+import re2
+
+LITERALLY = "or search literally with exact=true and regex=false."
+FIX = f"Fix the pattern, {LITERALLY}"
+UNSUPPORTED = "is not supported: regex=true runs RE2 (linear time: no backreferences, lookaround or recursion)."
+REPEAT_LIMIT = 1000
+
+# What RE2 stopped at (after "invalid perl operator: " and the like), by its start: the construct it is.
+_OPERATORS = (
+    ("(?=", "lookahead ((?=...) and (?!...))"),
+    ("(?!", "lookahead ((?=...) and (?!...))"),
+    ("(?<=", "lookbehind ((?<=...) and (?<!...))"),
+    ("(?<!", "lookbehind ((?<=...) and (?<!...))"),
+    ("(?(", "a conditional or recursion ((?(DEFINE)...), (?(1)...))"),
+    ("(?>", "an atomic group ((?>...))"),
+    ("(?&", "recursion ((?R), (?1), (?&name))"),
+    ("(?R", "recursion ((?R), (?1), (?&name))"),
+    ("(?+", "recursion ((?R), (?1), (?&name))"),
+    ("(?|", "a branch reset group ((?|...))"),
+    ("(?#", "a comment group ((?#...))"),
+    ("(?C", "a callout ((?C...))"),
+)
+_RECURSION = re.compile(r"\(\?-?\d")
+_FLAG = re.compile(r"\(\?[imsU-]*+([a-zA-Z])")  # the first flag after those RE2 has
+_COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
+
+
+def refusal(pattern: str, error: re2.error, max_mem: int) -> str:
+    """The one-line refusal of `pattern`, from RE2's error (max_mem: the bytes RE2 was given)."""
+    said = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else str(error)
+    kind, _, piece = said.partition(": ")
+    construct = _construct(kind, piece, pattern)
+    if construct is not None:
+        return f"Invalid regex: {construct} {UNSUPPORTED} Rewrite the pattern without it, {LITERALLY}"
+    if kind == "invalid repetition size":
+        return _repetition(piece)
+    if kind.startswith("pattern too large"):
+        return (
+            f"Invalid regex: it compiles to more than RE2's memory bound of {max_mem >> 20} MiB (large counts of wide "
+            f"classes such as \\p{{L}}{{500}}, or many alternatives). Use smaller counts, + and *, or fewer "
+            f"alternatives, {LITERALLY}"
+        )
+    if kind == "invalid escape sequence" and piece == "\\Z":
+        return f"Invalid regex: \\Z {UNSUPPORTED} Write \\z or $ for the end of the line, {LITERALLY}"
+    where = f" in '{piece[:200]}'" if piece else ""
+    return f"Invalid regex: {kind}{where}. {FIX}"
+
+
+def _construct(kind: str, piece: str, pattern: str) -> str | None:
+    """The construct RE2 does not run that the pattern used (None: another mistake)."""
+    if kind in ("invalid perl operator", "invalid named capture group"):
+        if piece.startswith("(?P") and "(?P=" in pattern:
+            return "a named backreference ((?P=name))"
+        if piece.startswith("(?P") and "(?P>" in pattern:
+            return "recursion ((?R), (?1), (?&name))"
+        for start, construct in _OPERATORS:
+            if piece.startswith(start):
+                return construct
+        if _RECURSION.match(piece):
+            return "recursion ((?R), (?1), (?&name))"
+        flag = _FLAG.match(piece)
+        if flag is not None and flag[1] not in "imsU":
+            return f"the flag {flag[1]} (RE2 has i, m, s and U)"
+    if kind == "invalid escape sequence" and re.fullmatch(r"\\[1-9gk]", piece):
+        return "a backreference (\\1, \\k<name>)"
+    if kind == "bad repetition operator" and piece.endswith("+") and len(piece) > 1:
+        return f"a possessive quantifier ({piece})"
+    if kind == "no argument for repetition operator" and pattern.startswith("(*"):
+        return "a backtracking control verb ((*FAIL), (*SKIP), ...)"
+    return None
+
+
+def _repetition(piece: str) -> str:
+    found = _COUNT.fullmatch(piece)
+    if found is not None and found[2] and found[1] and int(found[1]) > int(found[2]):
+        return f"Invalid regex: the repetition {piece} has a minimum above its maximum. {FIX}"
+    return (
+        f"Invalid regex: the repetition {piece} passes RE2's limit of {REPEAT_LIMIT:,} (counts of nested "
+        f"repetitions multiply: (x{{100}}){{100}} counts 10,000). Use smaller counts, or + and *, {LITERALLY}"
+    )
