@@ -69,6 +69,7 @@ files = Table(
     Column("created_at", Millis, nullable=False),
     Column("updated_at", Millis, nullable=False),
     UniqueConstraint("agent_id", "path", name="uq_files_agent_id_path"),
+    Index("ix_files_agent_id_updated_at", "agent_id", "updated_at"),  # expired files (migration 0011)
 )
 
 file_versions = Table(
