@@ -18,6 +18,7 @@ from sqlalchemy import (
     bindparam,
     delete,
     func,
+    literal_column,
     or_,
     select,
     update,
@@ -78,8 +79,10 @@ _BURY_FILE = (
     .where(f.id == bindparam("file_id"))
     .values(current_version=-f.current_version, bytes=0, sha256="", updated_at=bindparam("now"))
 )
-_FORGET_FILES = forgetting(
-    files, f.current_version < 0, select(f.agent_id).where(f.id == bindparam("file_id")).scalar_subquery()
+_FORGET_FILES = forgetting(  # a literal 0: the tombstones' partial index (tables.TOMBSTONE) holds them all
+    files,
+    f.current_version < literal_column("0"),
+    select(f.agent_id).where(f.id == bindparam("file_id")).scalar_subquery(),
 )
 
 
