@@ -7,8 +7,8 @@ range scan of the first index, whatever the number of files the agent holds. Del
 does) forgets the oldest deleted paths beyond those remembered: the second, partial, index holds only deleted
 paths, so that this no longer reads every file row of the agent.
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-05 02:00:00
 """
 
@@ -18,8 +18,8 @@ import sqlalchemy as sa
 
 from alembic import op
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 branch_labels = None
 depends_on = None
 
