@@ -35,6 +35,14 @@ class UncountedUsage:
         usage: Usage = self._inner.get(agent_id)
         return usage
 
+    def find(self, agent_id: str) -> Usage | None:
+        found: Usage | None = self._inner.find(agent_id)
+        return found
+
+    def page(self, after: str | None, limit: int) -> list[Usage]:
+        rows: list[Usage] = self._inner.page(after, limit)
+        return rows
+
     def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> Breach | None:
         return None
 

@@ -68,6 +68,19 @@ class FileRepository(Protocol):
     def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
         """Every agent's files, sorted by (agent_id, path), after the cursor (an (agent_id, path) pair)."""
 
+    def written_before(
+        self, agent_id: str, prefix: str, before: int, excluding: Sequence[str], limit: int | None
+    ) -> list[FileRecord]:
+        """The agent's live files under `prefix` but under none of `excluding` (prefixes too), last written before
+        `before` (ms), sorted by path (the first `limit`): a range scan of the files' last writes (or paths), not
+        of every file."""
+
+    def stored_written_before(
+        self, agent_id: str, prefix: str, before: int, excluding: Sequence[str]
+    ) -> tuple[int, int]:
+        """How many files written_before finds, and the bytes of their retained versions (what the counters hold
+        of them)."""
+
     def listing(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileInfo]:
         """What list() finds, as a listing shows it (a listing of thousands builds each row once)."""
 
@@ -141,6 +154,10 @@ class RetentionRepository(Protocol):
     def all(self, agent_id: str | None = None) -> list[RetentionRule]:
         """Every rule (of one agent), sorted by agent, kind and prefix."""
 
+    def lock(self, agent_id: str, kind: str, prefix: str) -> RetentionRule | None:
+        """The rule on the agent's logs or files (kind) under exactly this prefix, locked until the transaction
+        ends (None: there is none)."""
+
     def set(self, rule: RetentionRule, now: int) -> None:
         """Add the rule, or replace the one on the same agent, kind and prefix."""
 
@@ -176,6 +193,12 @@ class RequestRepository(Protocol):
 
 class UsageRepository(Protocol):
     def get(self, agent_id: str) -> Usage: ...
+
+    def find(self, agent_id: str) -> Usage | None:
+        """The agent's counters; None when no call of it was ever counted (the store has never heard of it)."""
+
+    def page(self, after: str | None, limit: int) -> list[Usage]:
+        """The counters of the first `limit` agents after the agent id `after`, by agent id."""
 
     def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> Breach | None:
         """Apply the delta unless it would pass a quota (quotas.QUOTAS); None when applied, otherwise the

@@ -85,20 +85,31 @@ def make_rule(
     duration string or seconds), each positive; a files rule has max_age only."""
     agent_id = check_agent_id(agent_id)
     kind, prefix = target(logs, files)
+    keep, age = check_keep(keep_entries), check_max_age(max_age)
+    if keep is None and age is None:
+        raise InvalidInput(NOTHING_GIVEN)
+    if kind == FILES and keep is not None:
+        raise InvalidInput(FILES_KEEP_NO_ENTRIES)
+    return RetentionRule(agent_id, kind, prefix, keep, age)
+
+
+NOTHING_GIVEN = f"Invalid retention rule: give keep-entries N, max-age DURATION ({EXAMPLES}) or both; nothing was set."
+FILES_KEEP_NO_ENTRIES = "Invalid retention rule: keep-entries is for logs; a files rule takes max-age only."
+
+
+def check_keep(keep_entries: int | None) -> int | None:
     if keep_entries is not None and (isinstance(keep_entries, bool) or not isinstance(keep_entries, int)):
         raise InvalidInput(f"Invalid keep-entries {keep_entries!r}: give a whole number of entries, at least 1.")
     if keep_entries is not None and keep_entries <= 0:
         raise InvalidInput(f"Invalid keep-entries {keep_entries}: it must be positive (at least 1 entry is kept).")
     if keep_entries is not None and keep_entries > MAX_KEEP_ENTRIES:
         raise InvalidInput(f"Invalid keep-entries {keep_entries}: at most {MAX_KEEP_ENTRIES:,} (a log's entry ids).")
-    age = None if max_age is None else parse_duration(max_age) if isinstance(max_age, str) else check_age(max_age)
-    if keep_entries is None and age is None:
-        raise InvalidInput(
-            f"Invalid retention rule: give keep-entries N, max-age DURATION ({EXAMPLES}) or both; nothing was set."
-        )
-    if kind == FILES and keep_entries is not None:
-        raise InvalidInput("Invalid retention rule: keep-entries is for logs; a files rule takes max-age only.")
-    return RetentionRule(agent_id, kind, prefix, keep_entries, age)
+    return keep_entries
+
+
+def check_max_age(max_age: str | int | None) -> int | None:
+    """Seconds, from a duration string or seconds (None: no max_age)."""
+    return None if max_age is None else parse_duration(max_age) if isinstance(max_age, str) else check_age(max_age)
 
 
 def target(logs: str | None, files: str | None) -> tuple[str, str]:
@@ -113,6 +124,12 @@ def target(logs: str | None, files: str | None) -> tuple[str, str]:
     except InvalidPath as error:
         raise InvalidInput(f"Invalid {kind} prefix {prefix!r}: no path starts so. {error}") from None
     return kind, prefix
+
+
+def nested(rules: Iterable[RetentionRule], rule: RetentionRule) -> list[str]:
+    """The prefixes of the longer rules inside `rule`'s prefix: the paths under them are theirs, not `rule`'s
+    (the longest prefix decides), so what `rule` governs is its prefix without these."""
+    return sorted(r.prefix for r in rules if len(r.prefix) > len(rule.prefix) and r.prefix.startswith(rule.prefix))
 
 
 def rule_for(rules: Iterable[RetentionRule], path: str) -> RetentionRule | None:

@@ -5,14 +5,16 @@ The memory store's rows are recounted in recount_memory.py, behind the same Reco
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, func, select
 from sqlalchemy.pool import NullPool
 
-from scratchpad_adapters.sql.tables import agents, file_versions, files, log_entries, logs, summaries
+from scratchpad_adapters.sql.tables import agents, file_versions, files, log_entries, logs, retention_rules, summaries
 from scratchpad_core.results import UsageStats
+from scratchpad_core.retention import FILES, RetentionRule, expired, rule_for
 from scratchpad_core.service import Scratchpad
 
 
@@ -30,10 +32,16 @@ Snapshot = dict[str, list[tuple[Any, ...]]]
 
 
 class Recounter(ABC):
-    """Reads the stored rows directly, never through the store."""
+    """Reads the stored rows directly, never through the store. With a clock, the files that have expired by its
+    time under the agent's files rules (rows not yet pruned) are left out, as list_files leaves them out."""
+
+    clock: Callable[[], int] | None = None
 
     @abstractmethod
     def counts(self, agent_id: str) -> Counts: ...
+
+    def expired(self, rules: list[RetentionRule], path: str, updated_at: int) -> bool:
+        return self.clock is not None and expired(rule_for(rules, path), updated_at, self.clock())
 
     @abstractmethod
     def snapshot(self, agent_id: str) -> Snapshot:
@@ -61,22 +69,35 @@ class Recounter(ABC):
 class SqlRecounter(Recounter):
     """Reads the database on a separate engine."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, clock: Callable[[], int] | None = None) -> None:
         self.engine: Engine = create_engine(url, poolclass=NullPool)
+        self.clock = clock
 
     def close(self) -> None:
         self.engine.dispose()
 
     def counts(self, agent_id: str) -> Counts:
+        r = retention_rules.c
         with self.engine.connect() as c:
-            file_count = c.execute(
-                select(func.count()).select_from(files).where(files.c.agent_id == agent_id, files.c.current_version > 0)
-            ).scalar_one()
-            version_bytes = c.execute(
-                select(func.coalesce(func.sum(file_versions.c.bytes), 0))
-                .select_from(file_versions.join(files, file_versions.c.file_id == files.c.id))
-                .where(files.c.agent_id == agent_id)
-            ).scalar_one()
+            rules = [
+                RetentionRule(**row._mapping)
+                for row in c.execute(
+                    select(r.agent_id, r.kind, r.prefix, r.keep_entries, r.max_age).where(
+                        r.agent_id == agent_id, r.kind == FILES
+                    )
+                )
+            ]
+            kept = [
+                row
+                for row in c.execute(
+                    select(files.c.path, files.c.updated_at, func.coalesce(func.sum(file_versions.c.bytes), 0))
+                    .select_from(files.outerjoin(file_versions, file_versions.c.file_id == files.c.id))
+                    .where(files.c.agent_id == agent_id, files.c.current_version > 0)
+                    .group_by(files.c.id, files.c.path, files.c.updated_at)
+                )
+                if not self.expired(rules, row[0], row[1])
+            ]
+            file_count, version_bytes = len(kept), sum(int(row[2]) for row in kept)
             log_count = c.execute(
                 select(func.count()).select_from(logs).where(logs.c.agent_id == agent_id, logs.c.entries > 0)
             ).scalar_one()

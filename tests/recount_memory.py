@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from scratchpad_adapters import memory
 from scratchpad_adapters.memory.database import Tables
 from scratchpad_core.model import FileRecord, LogRecord
+from scratchpad_core.retention import FILES
 from tests.recount import Counts, Recounter, Snapshot
 
 
@@ -15,14 +17,17 @@ class MemoryRecounter(Recounter):
     """Reads the committed tables of the memory://NAME store (kept open until closed), checking on the way
     what the SQL schema's keys would: every version, entry and summary belongs to a row, the indexes agree."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, clock: Callable[[], int] | None = None) -> None:
         self._connection = memory.connect(url)
+        self.clock = clock
 
     def close(self) -> None:
         self._connection.close()
 
     def counts(self, agent_id: str) -> Counts:
         t, heads, logs = self._rows(agent_id)
+        rules = [rule for rule in t.retention.values() if rule.agent_id == agent_id and rule.kind == FILES]
+        heads = [f for f in heads if not (f.current_version > 0 and self.expired(rules, f.path, f.updated_at))]
         versions = [v for f in heads for v in t.versions.get(f.id, {}).values()]
         entries = [e for g in logs for e in t.entries.get(g.id, ())]
         return Counts(

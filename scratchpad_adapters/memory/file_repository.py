@@ -96,6 +96,23 @@ class MemoryFileRepository:
         )
         return rows[:limit]
 
+    def written_before(
+        self, agent_id: str, prefix: str, before: int, excluding: Sequence[str], limit: int | None
+    ) -> list[FileRecord]:
+        rows = [
+            r
+            for r in self._tx.tables.files.under(agent_id, prefix)
+            if r.current_version > 0 and r.updated_at < before and not r.path.startswith(tuple(excluding))
+        ]
+        return rows if limit is None else rows[:limit]
+
+    def stored_written_before(
+        self, agent_id: str, prefix: str, before: int, excluding: Sequence[str]
+    ) -> tuple[int, int]:
+        found = self.written_before(agent_id, prefix, before, excluding, None)
+        versions = self._tx.tables.versions
+        return len(found), sum(v.bytes for r in found for v in versions.get(r.id, {}).values())
+
     def listing(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileInfo]:
         return [r.info() for r in self.list(agent_id, prefix, after, limit)]
 

@@ -18,6 +18,9 @@ class MemoryRetentionRepository:
         found = self._tx.tables.retention
         return [found[key] for key in sorted(found) if agent_id is None or key[0] == agent_id]
 
+    def lock(self, agent_id: str, kind: str, prefix: str) -> RetentionRule | None:
+        return self._tx.tables.retention.get((agent_id, kind, prefix))  # a writer holds the whole store already
+
     def set(self, rule: RetentionRule, now: int) -> None:
         self._tx.change().retention[rule.agent_id, rule.kind, rule.prefix] = rule
 

@@ -18,6 +18,13 @@ class MemoryUsageRepository:
     def get(self, agent_id: str) -> Usage:
         return self._tx.tables.agents.get(agent_id, Usage(agent_id))
 
+    def find(self, agent_id: str) -> Usage | None:
+        return self._tx.tables.agents.get(agent_id)
+
+    def page(self, after: str | None, limit: int) -> list[Usage]:
+        rows = self._tx.tables.agents
+        return [rows[name] for name in sorted(name for name in rows if after is None or name > after)[:limit]]
+
     def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> Breach | None:
         t = self._tx.change()
         usage = t.agents.setdefault(agent_id, Usage(agent_id))  # as in SQL, the row exists from the first call on

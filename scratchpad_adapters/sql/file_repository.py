@@ -18,6 +18,7 @@ from sqlalchemy import (
     bindparam,
     delete,
     func,
+    literal_column,
     or_,
     select,
     update,
@@ -26,6 +27,7 @@ from sqlalchemy import (
 from scratchpad_core.model import Advance, Advanced, FileInfo, FileRecord, NotAdvanced, Version, VersionInfo
 
 from .execution import run
+from .file_ages import written_before, written_before_params
 from .file_moves import move_heads
 from .queries import forgetting, prefix_bounds, under_prefix
 from .tables import file_versions, files, summaries
@@ -77,8 +79,10 @@ _BURY_FILE = (
     .where(f.id == bindparam("file_id"))
     .values(current_version=-f.current_version, bytes=0, sha256="", updated_at=bindparam("now"))
 )
-_FORGET_FILES = forgetting(
-    files, f.current_version < 0, select(f.agent_id).where(f.id == bindparam("file_id")).scalar_subquery()
+_FORGET_FILES = forgetting(  # a literal 0: the tombstones' partial index (tables.TOMBSTONE) holds them all
+    files,
+    f.current_version < literal_column("0"),
+    select(f.agent_id).where(f.id == bindparam("file_id")).scalar_subquery(),
 )
 
 
@@ -176,6 +180,22 @@ class SqlFileRepository:
         query = _EVERY_AGENTS_FILES if after is None else _EVERY_AGENTS_FILES_AFTER
         agent_id, path = after or ("", "")
         return [FileRecord(**row) for row in run(self._c, query, {"agent_id": agent_id, "path": path, "limit": limit})]
+
+    def written_before(
+        self, agent_id: str, prefix: str, before: int, excluding: Sequence[str], limit: int | None
+    ) -> list[FileRecord]:
+        params = written_before_params(agent_id, prefix, before, excluding)
+        if limit is not None:
+            params["limit"] = limit
+        query = written_before(False, bool(prefix), len(excluding), limit is not None)
+        return [FileRecord(**row) for row in run(self._c, query, params)]
+
+    def stored_written_before(
+        self, agent_id: str, prefix: str, before: int, excluding: Sequence[str]
+    ) -> tuple[int, int]:
+        params = written_before_params(agent_id, prefix, before, excluding)
+        count, size = run(self._c, written_before(True, bool(prefix), len(excluding), False), params).values[0]
+        return int(count), int(size)
 
     def listing(self, agent_id: str, prefix: str, after: str | None, limit: int | None) -> list[FileInfo]:
         return [FileInfo(*row) for row in self._listed(True, agent_id, prefix, after, limit)]  # in its order

@@ -16,6 +16,7 @@ from scratchpad_core.limits import Limits, storable_size, utf8_len
 from scratchpad_core.model import COUNTERS
 from scratchpad_core.numbering import MAX_SEQUENCE
 from scratchpad_core.paths import check_agent_id, check_path
+from scratchpad_core.retention import KINDS, RetentionRule, make_rule
 
 MAX_NUMBER = 2**63 - 1
 
@@ -48,6 +49,7 @@ _FIELDS: dict[str, dict[str, Number | Text]] = {
     "summary": {"path": TEXT, "version": SEQUENCE, "summary": TEXT, "model": Text(100), "created_at": COUNTER},
     "log": {"path": TEXT, "last_entry_id": Number(0, MAX_SEQUENCE), "created_at": COUNTER, "updated_at": COUNTER},
     "entry": {"path": TEXT, "id": SEQUENCE, "entry": TEXT, "by": ACTOR, "created_at": COUNTER},
+    "rule": {"kind": Text(8), "prefix": TEXT},  # its limits: rule_of
 }
 _OPTIONAL = {("agent", "operations"), ("agent", "bytes_saved"), ("version", "by"), ("entry", "by")}  # by: UNKNOWN
 
@@ -71,8 +73,24 @@ def check_fields(kind: str, record: dict[str, Any], line: int) -> None:
     try:
         if kind == "agent":
             check_agent_id(record["agent_id"])
-        else:
+        elif kind != "rule":  # a rule's prefix: rule_of
             check_path(record["path"])
+    except ScratchpadError as error:
+        raise refused(line, str(error)) from None
+
+
+def rule_of(agent_id: str, record: dict[str, Any], line: int) -> RetentionRule:
+    """The retention rule a rule record holds (scratchpad_core.retention: as `retention set` takes it, its
+    max_age in seconds), or the refusal naming the line."""
+    for name in ("keep_entries", "max_age"):
+        value = record.get(name)
+        if value is not None and type(value) is not int:
+            raise refused(line, f"the rule record needs {name!r} as a whole number or null (got {value!r:.60}).")
+    if record["kind"] not in KINDS:
+        raise refused(line, f"the rule record needs 'kind' as one of {', '.join(KINDS)} (got {record['kind']!r:.60}).")
+    target = {record["kind"]: record["prefix"]}
+    try:
+        return make_rule(agent_id, **target, keep_entries=record.get("keep_entries"), max_age=record.get("max_age"))
     except ScratchpadError as error:
         raise refused(line, str(error)) from None
 
@@ -96,12 +114,20 @@ class AgentOrder:
     """
 
     limits: Limits
+    agent_id: str = ""
+    rules: set[tuple[str, str]] = field(default_factory=set)  # (kind, prefix)
     files: dict[str, Numbering] = field(default_factory=dict)
     logs: dict[str, Numbering] = field(default_factory=dict)
     summarized: set[str] = field(default_factory=set)
     totals: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTERS, 0))  # the agent's counters so far
 
     def check(self, kind: str, record: dict[str, Any], line: int) -> None:
+        if kind == "rule":
+            rule = rule_of(self.agent_id, record, line)
+            if (rule.kind, rule.prefix) in self.rules:
+                raise refused(line, f"the {rule.kind} rule on {rule.prefix!r} is defined twice for this agent.")
+            self.rules.add((rule.kind, rule.prefix))
+            return
         path = str(record.get("path"))
         if kind in ("file", "log"):
             defined = self.files if kind == "file" else self.logs

@@ -1,8 +1,10 @@
 """Import an export (see exporter.py) in one transaction: all of it, or nothing.
 
 Version numbers, entry ids, timestamps and usage counters are kept; sizes, line counts and
-hashes are recomputed from the content. An agent that already has data here is refused
-unless `replace` is set, in which case its data is deleted first.
+hashes are recomputed from the content. An agent that already has data here (files, logs,
+counters or retention rules) is refused unless `replace` is set, in which case its data is
+deleted first, its rules with it: the agent's rules are then those of the export (none from an
+export of version 1, which predates them).
 """
 
 from __future__ import annotations
@@ -18,12 +20,14 @@ from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits, utf8_len
 from scratchpad_core.model import COUNTERS, sha256_hex
 from scratchpad_core.text import count_lines
+from scratchpad_core.usecases.base import wall_clock_ms
 
-from .exporter import BATCH, FORMAT, FORMAT_VERSION, PLURAL, Counts, Progress, Ticker
-from .import_records import AgentOrder, check_fields, refused
+from .exporter import BATCH, FORMAT, FORMAT_VERSION, PLURAL, READABLE_VERSIONS, Counts, Progress, Ticker
+from .import_records import AgentOrder, check_fields, refused, rule_of
+from .retention_repository import SqlRetentionRepository
 from .search_build import build as build_search_index
 from .search_index import drop_agent as drop_search_index
-from .tables import agents, file_versions, files, log_entries, logs, summaries
+from .tables import agents, file_versions, files, log_entries, logs, retention_rules, summaries
 
 
 class _AgentLoader:
@@ -32,11 +36,13 @@ class _AgentLoader:
     def __init__(self, connection: Connection, record: dict[str, Any], replace: bool) -> None:
         self.c = connection
         self.agent_id: str = record["agent_id"]
+        self.rules = SqlRetentionRepository(connection)
+        self.now = wall_clock_ms()
         if _has_data(connection, self.agent_id):
             if not replace:
                 raise InvalidInput(
-                    f"Import refused: agent {self.agent_id!r} already has data in this database. "
-                    "Nothing was imported; pass --replace to overwrite that agent's data."
+                    f"Import refused: agent {self.agent_id!r} already has data (files, logs, counters or retention "
+                    "rules) in this database. Nothing was imported; pass --replace to overwrite that agent's data."
                 )
             _delete_agent(connection, self.agent_id)
         # The agent's counters (model.COUNTERS): its operations and bytes saved as exported, the rest counted here.
@@ -53,6 +59,9 @@ class _AgentLoader:
         self.entries: list[dict[str, Any]] = []
 
     def add(self, kind: str, r: dict[str, Any]) -> None:
+        if kind == "rule":  # checked by AgentOrder (import_records.rule_of)
+            self.rules.set(rule_of(self.agent_id, r, 0), self.now)
+            return
         path = r["path"]
         if kind == "file":
             head = {"current_version": r["current_version"], "bytes": 0, "sha256": ""}
@@ -128,6 +137,7 @@ def import_(
     ticker = Ticker(progress, "imported", counts)
     with engine.begin() as connection:
         loader: _AgentLoader | None = None
+        version = FORMAT_VERSION
         order = AgentOrder(limits)
         agents_seen: set[str] = set()
         rest = iter(enumerate(lines, 1))
@@ -137,7 +147,7 @@ def import_(
             record = _parse(raw, number)
             kind = record["type"]
             if number == 1:
-                _check_header(record)
+                version = _check_header(record)
                 continue
             if kind == "end":
                 order.finish(number)
@@ -152,8 +162,8 @@ def import_(
                 agents_seen.add(record["agent_id"])
                 if loader is not None:
                     loader.finish()
-                loader, order = _AgentLoader(connection, record, replace), AgentOrder(limits)
-            elif kind in PLURAL and loader is not None:
+                loader, order = _AgentLoader(connection, record, replace), AgentOrder(limits, record["agent_id"])
+            elif kind in PLURAL and loader is not None and (kind != "rule" or version > 1):
                 order.check(kind, record, number)
                 loader.add(kind, record)
             else:
@@ -164,7 +174,7 @@ def import_(
             raise InvalidInput(
                 "Import refused: the input ends without its end record (truncated?). Nothing was imported."
             )
-        _check_end(end, end_line, counts, rest)
+        _check_end(end, end_line, counts, rest, version)
         if loader is not None:
             loader.finish()
         # The export leaves the word-search index out: it is built here, in the import's transaction.
@@ -173,13 +183,14 @@ def import_(
     return counts
 
 
-def _check_end(end: dict[str, Any], line: int, counts: Counts, rest: Iterator[tuple[int, str]]) -> None:
+def _check_end(end: dict[str, Any], line: int, counts: Counts, rest: Iterator[tuple[int, str]], version: int) -> None:
     """The end record closes the input, and its counts are those of the records before it."""
     for number, raw in rest:
         if raw.strip():
             raise refused(number, "records after the end record.")
-    if "counts" in end and end["counts"] != vars(counts):
-        raise refused(line, f"the end record counts {end['counts']}, but the input holds {vars(counts)} (edited?).")
+    held = {name: value for name, value in vars(counts).items() if version > 1 or name != "rules"}  # v1: no rules
+    if "counts" in end and end["counts"] != held:
+        raise refused(line, f"the end record counts {end['counts']}, but the input holds {held} (edited?).")
 
 
 def _parse(raw: str, number: int) -> dict[str, Any]:
@@ -197,11 +208,17 @@ def check_first_line(raw: str) -> None:
     _check_header(_parse(raw, 1))
 
 
-def _check_header(record: dict[str, Any]) -> None:
+def _check_header(record: dict[str, Any]) -> int:
+    """The export format's version (READABLE_VERSIONS), or the refusal."""
     if record.get("type") != "header" or record.get("format") != FORMAT:
         raise InvalidInput(f"Import refused: the input is not a {FORMAT} file (its first line is not the header).")
-    if record.get("version") != FORMAT_VERSION:
-        raise InvalidInput(f"Import refused: export format version {record.get('version')!r} is not supported.")
+    version = record.get("version")
+    if type(version) is not int or version not in READABLE_VERSIONS:
+        raise InvalidInput(
+            f"Import refused: export format version {version!r:.20} is not supported; this scratchpad-mcp reads "
+            f"versions {READABLE_VERSIONS[0]} to {READABLE_VERSIONS[-1]} (a newer one made it: import with that one)."
+        )
+    return version
 
 
 def _has_data(connection: Connection, agent_id: str) -> bool:
@@ -210,7 +227,7 @@ def _has_data(connection: Connection, agent_id: str) -> bool:
         connection.execute(
             select(table.c.agent_id).where(table.c.agent_id == agent_id, live.get(table, true())).limit(1)
         ).first()
-        for table in (agents, files, logs)
+        for table in (agents, files, logs, retention_rules)
     )
 
 
@@ -224,3 +241,4 @@ def _delete_agent(connection: Connection, agent_id: str) -> None:
     connection.execute(delete(log_entries).where(log_entries.c.log_id.in_(log_ids)))
     connection.execute(delete(logs).where(logs.c.agent_id == agent_id))
     connection.execute(delete(agents).where(agents.c.agent_id == agent_id))
+    connection.execute(delete(retention_rules).where(retention_rules.c.agent_id == agent_id))

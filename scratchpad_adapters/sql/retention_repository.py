@@ -13,6 +13,7 @@ from .upserts import upsert
 r = retention_rules.c
 _COLUMNS = (r.agent_id, r.kind, r.prefix, r.keep_entries, r.max_age)
 _OF_AGENT = select(*_COLUMNS).where(r.agent_id == bindparam("agent_id"), r.kind == bindparam("kind"))
+_LOCK = _OF_AGENT.where(r.prefix == bindparam("prefix")).with_for_update()
 _ALL = select(*_COLUMNS).order_by(r.agent_id, r.kind, r.prefix)
 _CLEAR = (
     delete(retention_rules)
@@ -31,6 +32,10 @@ class SqlRetentionRepository:
     def all(self, agent_id: str | None = None) -> list[RetentionRule]:
         query = _ALL if agent_id is None else _ALL.where(r.agent_id == agent_id)
         return [RetentionRule(**row._mapping) for row in self._c.execute(query)]
+
+    def lock(self, agent_id: str, kind: str, prefix: str) -> RetentionRule | None:
+        row = run(self._c, _LOCK, {"agent_id": agent_id, "kind": kind, "prefix": prefix}).first()
+        return None if row is None else RetentionRule(**row)
 
     def set(self, rule: RetentionRule, now: int) -> None:
         stmt = upsert(

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import TSVECTOR
 
@@ -43,6 +44,7 @@ Path = String(MAX_PATH_CHARS).with_variant(String(MAX_PATH_CHARS, collation="C")
 Id = BigInteger().with_variant(Integer(), "sqlite")  # SQLite auto-increments only INTEGER PRIMARY KEY
 Millis = BigInteger
 Actor = String(MAX_ACTOR_CHARS)
+TOMBSTONE = text("current_version < 0")  # a deleted file's row (its path remembers its last number)
 KeyId = String(32)
 # A column that may hold what an agent stored (content, a reply, a summary, index terms): the tables where a removed
 # text may stay in old row versions, which `db scrub` (scrub.py) names for PostgreSQL's VACUUM FULL.
@@ -72,6 +74,9 @@ files = Table(
     Column("created_at", Millis, nullable=False),
     Column("updated_at", Millis, nullable=False),
     UniqueConstraint("agent_id", "path", name="uq_files_agent_id_path"),
+    Index("ix_files_agent_id_updated_at", "agent_id", "updated_at"),  # expired files (migration 0011)
+    # Deleted paths (tombstones: minus the last version), for forgetting the oldest without a scan of the live files
+    Index("ix_files_tombstones", "agent_id", "updated_at", sqlite_where=TOMBSTONE, postgresql_where=TOMBSTONE),
 )
 
 file_versions = Table(

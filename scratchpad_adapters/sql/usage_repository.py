@@ -18,6 +18,8 @@ from .upserts import insert_ignore
 a = agents.c
 _GET = select(agents).where(a.agent_id == bindparam("agent_id"))
 _LOCK = _GET.with_for_update()
+_PAGE = select(agents).order_by(a.agent_id).limit(bindparam("limit"))
+_PAGE_AFTER = _PAGE.where(a.agent_id > bindparam("after"))
 
 
 @functools.cache
@@ -34,8 +36,15 @@ class SqlUsageRepository:
         self._c = connection
 
     def get(self, agent_id: str) -> Usage:
+        return self.find(agent_id) or Usage(agent_id)
+
+    def find(self, agent_id: str) -> Usage | None:
         row = run(self._c, _GET, {"agent_id": agent_id}).first()
-        return Usage(agent_id) if row is None else Usage(**row)
+        return None if row is None else Usage(**row)
+
+    def page(self, after: str | None, limit: int) -> list[Usage]:
+        query, params = (_PAGE, {"limit": limit}) if after is None else (_PAGE_AFTER, {"limit": limit, "after": after})
+        return [Usage(**row) for row in run(self._c, query, params)]
 
     def apply(self, agent_id: str, delta: UsageDelta, limits: Limits) -> Breach | None:
         guards = quotas.quotas_passed_by(delta, limits)  # the quota rule's guards, one bound parameter each

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import TypeVar
 
 from ..errors import NotFound, ScratchpadError, StorageBusy, StorageError
@@ -12,6 +13,7 @@ from ..model import FileRecord, UsageDelta
 from ..paths import check_agent_id, check_path
 from ..ports import Clock, RegexEngine, Summarizer, UnitOfWork, UnitOfWorkFactory
 from ..retries import Request
+from .expiry import FREED, Room, has_expired
 
 T = TypeVar("T")
 
@@ -60,16 +62,27 @@ class UseCaseBase:
         meet it mid-transaction (Postgres, READ COMMITTED) and be refused by its change (the version moved on,
         the file is gone) though the request_id was not stored yet when it looked.
         """
-        for attempt in range(1, self._attempts + 1):
+        attempt, room_for = 1, None
+        while True:
             try:
                 with self._open(read_only) as uow:
-                    result = work(uow) if request is None else self._once(uow, request, work)
+                    room = None if room_for is None else Room.made(uow, room_for, self._clock())
+                    token = _ROOM.set(room)
+                    try:
+                        result = work(uow) if request is None else self._once(uow, request, work)
+                        if room is not None:
+                            room.settle(uow, self.limits)
+                    finally:
+                        _ROOM.reset(token)
                     uow.commit()
                     return result
+            except _NeedsRoom as need:  # once: the next run deletes what expired first, and _count refuses there
+                room_for = need.agent_id
             except StorageBusy:
                 if attempt == self._attempts:
                     raise
                 time.sleep(0.005 * 2**attempt)
+                attempt += 1
             except StorageError:
                 raise
             except ScratchpadError:
@@ -77,7 +90,6 @@ class UseCaseBase:
                 if first is None:
                     raise
                 return first
-        raise AssertionError("unreachable")
 
     def _once(self, uow: UnitOfWork, request: Request[T], work: Callable[[UnitOfWork], T]) -> T:
         """The stored result of the call this request_id names, or `work`'s, stored with it in this transaction."""
@@ -102,11 +114,32 @@ class UseCaseBase:
         return request.replay(stored, retention)
 
     def _count(self, uow: UnitOfWork, agent_id: str, delta: UsageDelta | None = None) -> None:
-        """Apply a counter change in the caller's transaction, or refuse it with the quota it passes."""
+        """Apply a counter change in the caller's transaction, or refuse it with the quota it passes.
+
+        Expired files count nowhere: a change that a quota would refuse while the agent has some not yet pruned
+        runs again from the start, with them deleted first (expiry.Room), so that a refusal counts only what
+        list_files shows."""
         delta = delta or UsageDelta()
+        room = _ROOM.get()
+        if room is not None and room.agent_id == agent_id:
+            room.settle(uow, self.limits)
         breach = uow.usage.apply(agent_id, delta, self.limits)
-        if breach is not None:
-            raise breach.error(delta, self.limits)
+        if breach is None:
+            return
+        if room is None and breach.rule.counter in FREED and has_expired(uow, agent_id, self._clock()):
+            raise _NeedsRoom(agent_id)
+        raise breach.error(delta, self.limits)
+
+
+class _NeedsRoom(Exception):
+    """A quota met an agent whose expired files, not yet pruned, still count: run the call again without them."""
+
+    def __init__(self, agent_id: str) -> None:
+        super().__init__(agent_id)
+        self.agent_id = agent_id
+
+
+_ROOM: ContextVar[Room | None] = ContextVar("scratchpad_room", default=None)  # the running call's, if it made room
 
 
 def checked(agent_id: str, path: str) -> tuple[str, str]:

@@ -4,6 +4,7 @@ that goes past its rule; prune what rules by age have left behind (`db prune`)."
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ..model import UsageDelta
@@ -22,6 +23,7 @@ from ..retention import (
     rule_for,
 )
 from ..retention import target as rule_target
+from ..retention_change import rule_change
 from .base import UseCaseBase
 from .expiry import due, expire, live
 
@@ -79,6 +81,30 @@ class Retention(UseCaseBase):
         rule = make_rule(agent_id, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)
 
         def work(uow: UnitOfWork) -> RetentionRule:
+            uow.retention.set(rule, self._clock())
+            return rule
+
+        return self._transact(work)
+
+    def change_retention(
+        self,
+        agent_id: str,
+        *,
+        logs: str | None = None,
+        files: str | None = None,
+        keep_entries: int | None = None,
+        max_age: str | int | None = None,
+        remove: Collection[str] = (),
+    ) -> RetentionRule:
+        """Change only the limits given of the agent's rule on that logs (or files) prefix, and remove those named
+        in `remove` ("keep_entries", "max_age"); its other limits stay. A prefix without a rule gets one of the
+        limits given. Returns the resulting rule (a rule left with no limit is refused: clear it instead)."""
+        change = rule_change(
+            agent_id, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age, remove=remove
+        )
+
+        def work(uow: UnitOfWork) -> RetentionRule:
+            rule = change.applied_to(uow.retention.lock(change.agent_id, change.kind, change.prefix))
             uow.retention.set(rule, self._clock())
             return rule
 

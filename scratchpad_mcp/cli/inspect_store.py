@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from scratchpad_adapters.agent_directory import SqlAgentDirectory
+from scratchpad_adapters.agent_directory import AgentDirectory
 from scratchpad_adapters.factory import SqlBackend
 from scratchpad_adapters.memory import is_memory_url
 from scratchpad_adapters.sql import migrate
@@ -34,7 +34,7 @@ class Inspection:
     """What the commands read through: the use cases (counting nothing), the agents and their activity."""
 
     store: Scratchpad
-    agents: SqlAgentDirectory
+    agents: AgentDirectory
     activity: SqlAgentActivity
 
     def agent(self, agent_id: str) -> str:
@@ -66,7 +66,8 @@ def inspecting(invocation: Invocation) -> Iterator[Inspection]:
         refuse_writes(backend.engine)  # before its first connection
         with backend.engine.connect() as connection, snapshot(connection).begin():
             _check_schema(url, migrate.revision_on(connection))
-        yield Inspection(viewing_store(backend), SqlAgentDirectory(backend.engine), SqlAgentActivity(backend.engine))
+        store = viewing_store(backend)
+        yield Inspection(store, AgentDirectory(store), SqlAgentActivity(backend.engine))
     finally:
         backend.close()
 

@@ -8,12 +8,14 @@ import contextlib
 import json
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import click
 
 from scratchpad_core.errors import NotFound
 from scratchpad_core.retention import FILES as FILES_KIND
-from scratchpad_core.retention import RetentionRule, format_duration, make_rule
+from scratchpad_core.retention import RetentionRule, format_duration
+from scratchpad_core.retention_change import rule_change
 from scratchpad_core.service import Scratchpad
 
 from ..settings import Settings
@@ -31,15 +33,41 @@ def retention() -> None:
     """Retention rules: how many log entries, or how old, an agent keeps."""
 
 
+NONE = "none"  # a limit given as this is removed from the rule
+
+
+class _Limit(click.ParamType[int | str]):
+    """A limit of a rule (a whole number of entries, or a duration, checked by the core), or `none`: remove it."""
+
+    def __init__(self, name: str, whole: bool) -> None:
+        self.name, self._whole = name, whole
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int | str:
+        text = str(value).strip()
+        if text.lower() == NONE or not self._whole:
+            return NONE if text.lower() == NONE else text
+        try:
+            return int(text)
+        except ValueError:
+            self.fail(f"{value!r} is not a whole number (or none, to remove the limit).", param, ctx)
+
+
 @retention.command("set")
 @AGENT
 @LOGS
 @FILES
-@click.option("--keep-entries", metavar="N", type=int, help="Keep the newest N entries of each log.")
+@click.option(
+    "--keep-entries",
+    metavar="N|none",
+    type=_Limit("N", whole=True),
+    help="Keep the newest N entries of each log; none removes this limit from the rule.",
+)
 @click.option(
     "--max-age",
-    metavar="DURATION",
-    help="Drop entries older than this (files: expire this long after their last write): 90s, 15m, 12h, 30d.",
+    metavar="DURATION|none",
+    type=_Limit("DURATION", whole=False),
+    help="Drop entries older than this (files: expire this long after their last write): 90s, 15m, 12h, 30d; "
+    "none removes this limit from the rule.",
 )
 @pass_invocation
 def set_rule(
@@ -47,14 +75,21 @@ def set_rule(
     agent: str,
     logs: str | None,
     files: str | None,
-    keep_entries: int | None,
+    keep_entries: int | str | None,
     max_age: str | None,
 ) -> int:
-    """Set (or replace) the rule on an agent's logs (or files) under a prefix; it applies from the next call."""
+    """Set the rule on an agent's logs (or files) under a prefix, and print it; it applies from the next call.
+
+    On a prefix that already has a rule, only the limits given change (the others stay); `none` removes one.
+    A rule keeps at least one limit: to remove the whole rule, `retention clear`.
+    """
     settings = invocation.begin()
-    make_rule(agent, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)  # refused before any change
+    remove = [name for name, value in (("keep_entries", keep_entries), ("max_age", max_age)) if value == NONE]
+    keep = keep_entries if isinstance(keep_entries, int) else None
+    age = None if max_age == NONE else max_age
+    rule_change(agent, logs=logs, files=files, keep_entries=keep, max_age=age, remove=remove)  # before any change
     with _store(settings, existing=False) as store:
-        rule = store.set_retention(agent, logs=logs, files=files, keep_entries=keep_entries, max_age=max_age)
+        rule = store.change_retention(agent, logs=logs, files=files, keep_entries=keep, max_age=age, remove=remove)
     print(f"set: {rule.describe()}")
     if rule.kind == FILES_KIND:
         print("scratchpad-mcp: a file under it reads as deleted once expired; `db prune` (or the server's background "

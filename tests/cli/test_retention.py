@@ -12,7 +12,7 @@ from tests.cli.conftest import Done
 Run = Callable[..., Done]
 
 
-def test_set_list_replace_and_clear(inspect: Run, url: str) -> None:
+def test_set_list_change_and_clear(inspect: Run, url: str) -> None:
     rule = ("--logs", "runs/", "--keep-entries", "100", "--max-age", "30d")
     done = inspect("retention", "set", "--agent", "ghost", *rule)
     assert done.code == 0, done.err
@@ -29,10 +29,12 @@ def test_set_list_replace_and_clear(inspect: Run, url: str) -> None:
     assert rows == [
         ["agent", "kind", "prefix", "keep", "entries", "max", "age"],
         ["alice", "logs", "(all)", "-", "36h"],
-        ["ghost", "logs", "runs/", "5", "-"],
+        ["ghost", "logs", "runs/", "5", "30d"],  # only keep-entries changed
     ]
     as_json = json.loads(inspect("retention", "list", "--agent", "ghost", "--json").out)
-    assert as_json == [{"agent_id": "ghost", "kind": "logs", "prefix": "runs/", "keep_entries": 5, "max_age": None}]
+    assert as_json == [
+        {"agent_id": "ghost", "kind": "logs", "prefix": "runs/", "keep_entries": 5, "max_age": 30 * 86_400}
+    ]
     cleared = inspect("retention", "clear", "--agent", "ghost", "--logs", "runs/")
     assert (cleared.code, cleared.out) == (0, "cleared: ghost logs runs/\n")
     again = inspect("retention", "clear", "--agent", "ghost", "--logs", "runs/")
@@ -41,6 +43,42 @@ def test_set_list_replace_and_clear(inspect: Run, url: str) -> None:
         "scratchpad-mcp: No retention rule on logs 'runs/' of agent 'ghost'; `retention list` shows the rules."
     )
     assert json.loads(inspect("retention", "list", "--json").out)[0]["agent_id"] == "alice"
+
+
+def test_set_on_a_prefix_with_a_rule_changes_only_the_limits_given_and_prints_the_rule(inspect: Run) -> None:
+    def set_rule(*limits: str) -> Done:
+        return inspect("retention", "set", "--agent", "a", "--logs", "runs/", *limits)
+
+    new = set_rule("--keep-entries", "1000", "--max-age", "30d")
+    assert new.out == "set: a logs runs/: keep the newest 1,000 entries; drop entries older than 30d\n"
+    changed = set_rule("--max-age", "7d")
+    assert changed.out == "set: a logs runs/: keep the newest 1,000 entries; drop entries older than 7d\n"
+    assert set_rule("--keep-entries", "none").out == "set: a logs runs/: drop entries older than 7d\n"
+    assert (
+        set_rule("--keep-entries", "20").out
+        == "set: a logs runs/: keep the newest 20 entries; drop entries older than 7d\n"
+    )
+    assert set_rule("--max-age", "none").out == "set: a logs runs/: keep the newest 20 entries\n"
+    last = set_rule("--keep-entries", "none")
+    assert (last.code, last.out) == (1, "")
+    assert last.error == (
+        "scratchpad-mcp: Invalid retention rule: without keep-entries the rule on logs 'runs/' of agent 'a' would "
+        "keep everything; clear the rule instead. Nothing was set."
+    )
+    nothing_to_remove = inspect("retention", "set", "--agent", "a", "--logs", "other/", "--max-age", "none")
+    assert "has no rule on logs 'other/' to remove max-age from" in nothing_to_remove.error
+    files = inspect("retention", "set", "--agent", "a", "--files", "tmp/", "--max-age", "1h")
+    assert files.out == "set: a files tmp/: expire 1h after the last write\n"
+    assert (
+        "a files rule takes max-age only"
+        in inspect("retention", "set", "--agent", "a", "--files", "tmp/", "--keep-entries", "none").error
+    )
+    assert json.loads(inspect("retention", "list", "--json").out) == [
+        {"agent_id": "a", "kind": "files", "prefix": "tmp/", "keep_entries": None, "max_age": 3600},
+        {"agent_id": "a", "kind": "logs", "prefix": "runs/", "keep_entries": 20, "max_age": None},
+    ]
+    shown = inspect("retention", "set", "--help").out
+    assert "none removes this limit" in shown and "retention clear" in shown
 
 
 def test_a_bad_rule_is_refused_in_one_line_and_sets_nothing(inspect: Run) -> None:
@@ -56,6 +94,8 @@ def test_a_bad_rule_is_refused_in_one_line_and_sets_nothing(inspect: Run) -> Non
     assert "must be positive" in zero.error
     both = inspect("retention", "set", "--agent", "a", "--logs", "x/", "--files", "y/", "--max-age", "1d")
     assert "exactly one of the two" in both.error
+    word = inspect("retention", "set", "--agent", "a", "--logs", "runs/", "--keep-entries", "many")
+    assert word.code == 2 and "'many' is not a whole number (or none, to remove the limit)" in word.err
     assert [r["keep_entries"] for r in json.loads(inspect("retention", "list", "--json").out)] == [7]
 
 

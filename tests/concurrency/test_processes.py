@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import time
 from collections.abc import Iterator
 from multiprocessing.managers import SyncManager
 from multiprocessing.pool import Pool
@@ -11,6 +12,9 @@ from typing import Any
 import pytest
 
 from scratchpad_adapters import open_store
+from scratchpad_adapters.factory import open_backend
+from scratchpad_core.limits import Limits
+from scratchpad_core.service import Scratchpad
 from tests.concurrency import workers
 from tests.conftest import SQL_ONLY
 from tests.recount import Counts, SqlRecounter
@@ -105,3 +109,30 @@ def test_racing_for_the_last_quota_units_never_exceeds_it(
     counted = recount(database_url, "quota")
     expected = allowed * 100 if counter == "bytes" else allowed
     assert getattr(counted, counter) == expected
+
+
+def test_writers_making_room_race_a_prune_without_deadlock(database_url: str, pool: tuple[Pool, SyncManager]) -> None:
+    """Writes that delete an agent's expired files to make room (their rows locked before the counters) race each
+    other, writes to expired paths and a prune: none fails busy, and the counters equal a recount."""
+    processes, manager = pool
+    quota = 20
+    backend = open_backend(database_url)
+    try:
+        earlier = time.time_ns() // 1_000_000 - 7_200_000
+        past = Scratchpad(backend.unit_of_work, Limits(quota_files=quota), clock=lambda: earlier)
+        for number in range(quota):
+            past.write_file("room", f"tmp/{number:02}.md", "expired\n")
+        backend.store.set_retention("room", files="tmp/", max_age="1h")
+    finally:
+        backend.close()
+    barrier = manager.Barrier(WORKERS)
+    results = processes.starmap(workers.make_room, [(database_url, barrier, w, quota) for w in range(WORKERS)])
+    assert [error for _, _, errors in results for error in errors] == []
+    with open_store(database_url, upgrade=False) as store:
+        counter = SqlRecounter(database_url, clock=lambda: time.time_ns() // 1_000_000)
+        try:
+            stats = counter.check(store, "room")  # counters less what has expired equal a recount of what is seen
+        finally:
+            counter.close()
+        assert stats.file_count == store.list_files("room").count <= quota
+    assert sum(accepted for accepted, _, _ in results) >= stats.file_count

@@ -69,3 +69,25 @@ def start_replica(url: str, barrier: Barrier) -> tuple[str | None, str | None]:
         return migrate.upgrade(engine)
     finally:
         engine.dispose()
+
+
+def make_room(url: str, barrier: Barrier, worker: int, quota_files: int) -> tuple[int, int, list[str]]:
+    """Agent "room" is at its file quota, every file under tmp/ expired: worker 0 prunes, the others write new
+    files (each making room, or refused) and rewrite expired paths; return (accepted, refused, other errors)."""
+    accepted = refused = 0
+    errors: list[str] = []
+    with open_store(url, upgrade=False, limits=Limits(quota_files=quota_files)) as store:
+        barrier.wait()
+        for i in range(10):
+            try:
+                if worker == 0:
+                    store.prune()
+                    continue
+                path = f"w{worker}/{i}.md" if i % 2 == 0 else f"tmp/{(worker * 10 + i) % quota_files:02}.md"
+                store.write_file("room", path, f"{worker} {i}\n")
+                accepted += 1
+            except QuotaExceeded:
+                refused += 1
+            except ScratchpadError as error:  # StorageBusy from a deadlock would land here
+                errors.append(f"{type(error).__name__}: {error}")
+    return accepted, refused, errors

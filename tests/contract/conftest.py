@@ -14,8 +14,10 @@ from tests.recount_memory import MemoryRecounter
 
 
 @pytest.fixture
-def recount(database_url: str) -> Iterator[Recounter]:
-    counter = MemoryRecounter(database_url) if memory.is_memory_url(database_url) else SqlRecounter(database_url)
+def recount(database_url: str, clock: Clock) -> Iterator[Recounter]:
+    """Counts what list_files shows at the test clock's time (expired files left out)."""
+    kind = MemoryRecounter if memory.is_memory_url(database_url) else SqlRecounter
+    counter = kind(database_url, clock)
     yield counter
     counter.close()
 

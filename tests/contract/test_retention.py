@@ -52,6 +52,26 @@ def test_rules_are_set_listed_replaced_and_cleared(store: Scratchpad) -> None:
     assert store.list_retention() == expected[:1]
 
 
+def test_change_retention_changes_only_the_limits_given(store: Scratchpad) -> None:
+    assert store.change_retention(A, logs="runs/", max_age="7d") == RetentionRule(A, LOGS, "runs/", None, 604_800)
+    store.set_retention(A, logs="runs/", keep_entries=1000, max_age="30d")
+    assert store.change_retention(A, logs="runs/", max_age="7d") == RetentionRule(A, LOGS, "runs/", 1000, 604_800)
+    assert store.change_retention(A, logs="runs/", keep_entries=5, remove=["max_age"]) == RetentionRule(
+        A, LOGS, "runs/", 5, None
+    )
+    with pytest.raises(InvalidInput, match=r"without keep-entries the rule on logs 'runs/' .* would keep everything"):
+        store.change_retention(A, logs="runs/", remove=["keep_entries"])
+    with pytest.raises(InvalidInput, match="has no rule on logs 'other/' to remove max-age from"):
+        store.change_retention(A, logs="other/", remove=["max_age"])
+    with pytest.raises(InvalidInput, match="keep-entries is both given and removed"):
+        store.change_retention(A, logs="runs/", keep_entries=3, remove=["keep_entries"])
+    with pytest.raises(InvalidInput, match="Invalid limit to remove 'prefix'"):
+        store.change_retention(A, logs="runs/", remove=["prefix"])
+    with pytest.raises(InvalidInput, match="a files rule takes max-age only"):
+        store.change_retention(A, files="tmp/", keep_entries=3)
+    assert store.list_retention() == [RetentionRule(A, LOGS, "runs/", 5, None)]  # the refusals changed nothing
+
+
 def test_a_rule_with_neither_count_nor_age_is_refused_and_changes_nothing(store: Scratchpad) -> None:
     with pytest.raises(InvalidInput, match=r"^Invalid retention rule: give keep-entries N, max-age DURATION"):
         store.set_retention(A, logs="runs/")

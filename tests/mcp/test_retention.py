@@ -1,13 +1,21 @@
 """read_log over MCP when retention dropped entries before the page: the reply names the oldest kept entry
-(first_entry_id), a reader behind gets the oldest kept entries, and no tool was added for retention."""
+(first_entry_id), a reader behind gets the oldest kept entries, and no tool was added for retention; expired
+files count nowhere (get_usage_stats and the quotas count what list_files shows)."""
 
 from __future__ import annotations
+
+import time
+from pathlib import Path
 
 import pytest
 from mcp import Client
 
+from scratchpad_adapters.factory import open_backend
+from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
-from tests.mcp.helpers import ok
+from tests.conftest import StoreFactory
+from tests.mcp.conftest import serve
+from tests.mcp.helpers import ok, refused
 
 pytestmark = pytest.mark.anyio
 
@@ -48,3 +56,25 @@ async def test_no_tool_gives_back_a_redacted_text(client: Client, store: Scratch
     ]
     assert [secret in str(reply) for reply in replies] == [False] * len(replies)
     assert replies[0]["current_version"] == 3 and "[redacted " in replies[1]["content"]
+
+
+async def test_expired_files_count_nowhere(make_store: StoreFactory, tmp_path: Path) -> None:
+    limits = Limits(quota_files=2)
+    store = make_store(limits=limits)
+    backend = open_backend(f"sqlite:///{tmp_path}/x.db")
+    try:
+        earlier = time.time_ns() // 1_000_000 - 7_200_000  # two hours ago
+        past = Scratchpad(backend.unit_of_work, limits, clock=lambda: earlier)
+        past.write_file("a", "tmp/old.md", "old scratch\n")
+        past.write_file("a", "notes.md", "kept\n")
+    finally:
+        backend.close()
+    store.set_retention("a", files="tmp/", max_age="1h")
+    async with Client(serve(store)) as client:
+        assert [f["path"] for f in (await ok(client, "list_files", A))["files"]] == ["notes.md"]
+        usage = await ok(client, "get_usage_stats", A)
+        assert (usage["file_count"], usage["total_bytes"]) == (1, 5)
+        await ok(client, "write_file", {**A, "path": "new.md", "content": "x\n"})  # at 2 of 2 before: room made
+        message = await refused(client, "write_file", {**A, "path": "third.md", "content": "y\n"})
+        assert "already has 2 of 2 files" in message and "tmp/old.md" not in message
+        assert (await ok(client, "get_usage_stats", A))["file_count"] == 2

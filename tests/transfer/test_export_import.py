@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from scratchpad_adapters.sql.integrity import check
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
-from tests.conftest import FakeSummarizer, create_postgres_database, drop_postgres_database
+from tests.conftest import FakeSummarizer
 from tests.recount import SqlRecounter
 
 CLI = str(Path(sys.executable).with_name("scratchpad-mcp"))
@@ -55,13 +54,6 @@ def imported(url: str, text: str, replace: bool = False) -> None:
         import_(engine, io.StringIO(text), replace=replace)
     finally:
         engine.dispose()
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    url = create_postgres_database("scratchpad_transfer")
-    yield url
-    drop_postgres_database(url)
 
 
 @pytest.mark.postgres

@@ -3,6 +3,7 @@ where the text was (a version, a diff across it, a log entry, search), never the
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 
@@ -12,6 +13,7 @@ from starlette.testclient import TestClient
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.viewing import viewing_store
+from scratchpad_core.service import Scratchpad
 from scratchpad_mcp.web.app import build_web_app
 
 SECRET = "sk-live-5e9d0c4b7a21"
@@ -56,3 +58,21 @@ def test_an_expired_file_is_gone_from_the_web_view(backend: Backend, local: Test
     time.sleep(1.1)  # the web view reads on the wall clock
     assert "tmp/old.md" not in local.get("/a/bot").text and "kept.md" in local.get("/a/bot").text
     assert local.get("/a/bot/file/tmp/old.md").status_code == 404
+
+
+def test_the_agent_list_counts_what_the_agent_page_lists(backend: Backend, local: TestClient) -> None:
+    earlier = time.time_ns() // 1_000_000 - 7_200_000  # two hours ago
+    past = Scratchpad(backend.unit_of_work, backend.store.limits, clock=lambda: earlier)
+    for name in ("a", "b", "c"):
+        past.write_file("bot", f"tmp/{name}.md", "x" * 1000)
+    past.write_file("bot", "kept.md", "kept\n")
+    backend.store.set_retention("bot", files="tmp/", max_age="1h")
+    html = local.get("/").text
+    row = re.search(r"<tbody>\s*<tr>(.*?)</tr>", html, re.S)
+    assert row is not None
+    numbers = re.findall(r'<td class="n">([^<]*)</td>', row[1])
+    assert numbers[:4] == ["1", "0", "0", "5 B"]  # files, logs, entries, bytes: kept.md only
+    assert re.findall(r'<meter [^>]*value="(\d+)"', row[1]) == ["1", "0", "5"]
+    assert "files: 1 of 1,000" in row[1] and "bytes: 5 of" in row[1]
+    page = local.get("/a/bot").text
+    assert "kept.md" in page and "tmp/" not in page
