@@ -74,7 +74,7 @@ files = Table(
     Column("created_at", Millis, nullable=False),
     Column("updated_at", Millis, nullable=False),
     UniqueConstraint("agent_id", "path", name="uq_files_agent_id_path"),
-    Index("ix_files_agent_id_updated_at", "agent_id", "updated_at"),  # expired files (migration 0011)
+    Index("ix_files_agent_id_updated_at", "agent_id", "updated_at"),  # expired files (migration 0012)
     # Deleted paths (tombstones: minus the last version), for forgetting the oldest without a scan of the live files
     Index("ix_files_tombstones", "agent_id", "updated_at", sqlite_where=TOMBSTONE, postgresql_where=TOMBSTONE),
 )
