@@ -3,6 +3,7 @@ and to keep direct calls in turn), the handshake's revision, and a warm start's 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -12,6 +13,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..server import wire_params
 
+log = logging.getLogger("scratchpad.stdio")
+
 STREAMS = frozenset({"subscriptions/listen"})  # requests answered only when the client lets go of them
 STREAM_GRACE = 0.25  # seconds in which a refused stream is answered (at the end of stdin, it is waited for)
 
@@ -19,11 +22,14 @@ STREAM_GRACE = 0.25  # seconds in which a refused stream is answered (at the end
 class Asked:
     """The client's requests in flight (method and params by id), to put words to the SDK's INVALID_PARAMS
     errors that name nothing (wire_params), whether initialize has been answered, and whether it agreed on a 2025
-    revision (legacy: the connection keeps the handshake's session). With a warm start: the ids it answered
-    already, whose replies are dropped (once each), and where the replies to a host's first requests are kept."""
+    revision (legacy: the connection keeps the handshake's session). With a warm start: the requests it answered
+    already (id and result), whose replies are dropped (once each; one unlike the result given is logged), and
+    where the replies to a host's first requests are kept."""
 
     def __init__(
-        self, answered: Sequence[Any] = (), record: Callable[[str, Any, dict[str, Any]], None] | None = None
+        self,
+        answered: Sequence[tuple[Any, Any]] = (),
+        record: Callable[[str, Any, dict[str, Any]], None] | None = None,
     ) -> None:
         self._pending: dict[Any, tuple[str, Any, float]] = {}  # by id: method, params, when it was asked
         self._answered = list(answered)
@@ -62,8 +68,16 @@ class Asked:
                 self.legacy = message.result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS
             if method is not None and self._record is not None:
                 self._record(method, params, message.result)
-        if message.id in self._answered:
-            self._answered.remove(message.id)
+        given = next((pair for pair in self._answered if pair[0] == message.id), None)
+        if given is not None:
+            self._answered.remove(given)
+            if not isinstance(message, mcp_types.JSONRPCResponse) or message.result != given[1]:
+                log.warning(
+                    "the reply given early to %s (request %r) is not the server's own (a result of the server's is "
+                    "what the next start recalls; if the package's are out of date: python -m "
+                    "scratchpad_mcp.stdio.first_replies --write)",
+                    method, message.id, extra={"event": "early_reply_differs", "method": method},
+                )  # fmt: skip
             return None
         if isinstance(message, mcp_types.JSONRPCResponse):
             return message
