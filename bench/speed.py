@@ -75,11 +75,11 @@ class Server:
     cwd: Path | None = None
 
     def env(self, db_path: Path, **extra: str) -> dict[str, str]:
-        base = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_")) and k not in ("MCP_TRANSPORT", "PORT")
-        }
+        """This process's environment without the servers' settings, and without PYTHONDONTWRITEBYTECODE: ours
+        caches the bytecode of what it imports on its first (untimed) start, as on a user's machine."""
+        cleared = ("MCP_TRANSPORT", "PORT", "PYTHONDONTWRITEBYTECODE")
+        ours = ("SCRATCHPAD_", "ANTHROPIC_")
+        base = {k: v for k, v in os.environ.items() if not k.startswith(ours) and k not in cleared}
         base["SCRATCHPAD_DB_PATH"] = str(db_path)
         return {**base, **extra}
 
