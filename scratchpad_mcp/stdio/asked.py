@@ -23,12 +23,12 @@ class Asked:
     """The client's requests in flight (method and params by id), to put words to the SDK's INVALID_PARAMS
     errors that name nothing (wire_params), whether initialize has been answered, and whether it agreed on a 2025
     revision (legacy: the connection keeps the handshake's session). With a warm start: the requests it answered
-    already (id and result), whose replies are dropped (once each; one unlike the result given is logged), and
-    where the replies to a host's first requests are kept."""
+    already (id, method, result), whose replies are dropped (once each; one unlike the result given is logged),
+    and where the replies to a host's first requests are kept."""
 
     def __init__(
         self,
-        answered: Sequence[tuple[Any, Any]] = (),
+        answered: Sequence[tuple[Any, str, Any]] = (),
         record: Callable[[str, Any, dict[str, Any]], None] | None = None,
     ) -> None:
         self._pending: dict[Any, tuple[str, Any, float]] = {}  # by id: method, params, when it was asked
@@ -36,12 +36,20 @@ class Asked:
         self._record = record
         self.initialized = False
         self.legacy = False
+        for _, method, result in self._answered:  # the client has its handshake: as if the server had answered it
+            if method == "initialize":
+                self.initialized = True
+                self.legacy = result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS
 
     def direct_ok(self) -> bool:
         """Whether a request may be answered here and now, without the SDK: on a 2025 connection, and with no
         request before it still with the SDK (it would overtake it: a write, then a read of what it wrote), but
-        for the subscription streams, which stay open and change nothing."""
-        return self.legacy and all(method in STREAMS for method, _, _ in self._pending.values())
+        for the subscription streams, which stay open and change nothing, and the requests a warm start answered
+        already (a handshake, a listing: the SDK's replies to them are dropped, and they change nothing)."""
+        early = {request_id for request_id, _, _ in self._answered} if self._answered else ()
+        return self.legacy and all(
+            method in STREAMS or request_id in early for request_id, (method, _, _) in self._pending.items()
+        )
 
     def owed(self) -> bool:
         """Whether a request is still with the SDK, its reply owed: any but a subscription stream, which lasts, and
@@ -68,10 +76,10 @@ class Asked:
                 self.legacy = message.result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS
             if method is not None and self._record is not None:
                 self._record(method, params, message.result)
-        given = next((pair for pair in self._answered if pair[0] == message.id), None)
+        given = next((early for early in self._answered if early[0] == message.id), None)
         if given is not None:
             self._answered.remove(given)
-            if not isinstance(message, mcp_types.JSONRPCResponse) or message.result != given[1]:
+            if not isinstance(message, mcp_types.JSONRPCResponse) or message.result != given[2]:
                 log.warning(
                     "the reply given early to %s (request %r) is not the server's own (a result of the server's is "
                     "what the next start recalls; if the package's are out of date: python -m "

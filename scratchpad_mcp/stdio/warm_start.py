@@ -83,7 +83,7 @@ class WarmStart:
         self._first = first  # the package's replies, for what was not recalled
         self._recorded = dict(replies)
         self._unread = bytearray()
-        self._answered: list[tuple[Any, Any]] = []  # (request id, the result given), in the order given
+        self._answered: list[tuple[Any, str, Any]] = []  # (request id, method, the result given), as given
         self._handshake = False  # an initialize answered by the early reader
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -137,14 +137,18 @@ class WarmStart:
         if result is None:
             return
         reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
-        view = memoryview(json.dumps(reply, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+        try:
+            view = memoryview(json.dumps(reply, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+        except ValueError:  # a record holding what cannot be encoded (a lone surrogate): the server answers
+            return
         while view:
             view = view[os.write(1, view) :]
-        self._answered.append((request_id, result))
+        self._answered.append((request_id, method, result))
         self._handshake = self._handshake or method == "initialize"
 
-    def handover(self) -> tuple[bytes, list[tuple[Any, Any]]]:
-        """Stop the early reader: what it read (to be read again by the server) and the results it gave (by id)."""
+    def handover(self) -> tuple[bytes, list[tuple[Any, str, Any]]]:
+        """Stop the early reader: what it read (to be read again by the server) and what it answered (id, method,
+        result), in order."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
