@@ -13,10 +13,11 @@ from /proc); ratios are ours / original (above 1 is better for ops/s, below 1 fo
 
 Rows: ping, write_file 1 KiB, read_file 1 KiB, read_file since_version of a 1-line change in 1,000 lines,
 append_log 200 B, read_log page of 100, list_files of 1,000 files (--calls / 10), write_file 1 KiB with 50 MiB
-stored (--calls / 10). Then start-up to the first tools/list answer (and `uv run scratchpad-mcp` on this
-checkout), the same rows over streamable HTTP with 8 concurrent client sessions on one process
-(MCP_TRANSPORT=http; ours with SCRATCHPAD_AUTH=none as the original has no auth), and Postgres writes and
-appends with 8 client processes against 1 (ours only: the original has no Postgres).
+stored (--calls / 10). Then start-up to the first tools/list answer and to a first call's answer (on an
+existing database; a first start, with a new HOME and a new database; `uv run scratchpad-mcp` on this checkout),
+the same rows over streamable HTTP with 8 concurrent client sessions on one process (MCP_TRANSPORT=http; ours
+with SCRATCHPAD_AUTH=none as the original has no auth), and Postgres writes and appends with 8 client processes
+against 1 (ours only: the original has no Postgres).
 """
 
 from __future__ import annotations
@@ -74,14 +75,12 @@ class Server:
     cwd: Path | None = None
 
     def env(self, db_path: Path, **extra: str) -> dict[str, str]:
-        base = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_")) and k not in ("MCP_TRANSPORT", "PORT")
-        }
+        """This process's environment without the servers' settings, and without PYTHONDONTWRITEBYTECODE: ours
+        caches the bytecode of what it imports on its first (untimed) start, as on a user's machine."""
+        cleared = ("MCP_TRANSPORT", "PORT", "PYTHONDONTWRITEBYTECODE")
+        ours = ("SCRATCHPAD_", "ANTHROPIC_")
+        base = {k: v for k, v in os.environ.items() if not k.startswith(ours) and k not in cleared}
         base["SCRATCHPAD_DB_PATH"] = str(db_path)
-        if not self.original:
-            base["SCRATCHPAD_AUTH"] = "none"  # the original has no auth: compare like with like over HTTP
         return {**base, **extra}
 
 
@@ -328,6 +327,8 @@ def start(server: Server, db: Path, folder: Path) -> ServerProcess:
     port = free_port()
     log = folder / f"{server.name}-http.stderr"
     env = server.env(db, MCP_TRANSPORT="http", PORT=str(port))
+    if not server.original:
+        env["SCRATCHPAD_AUTH"] = "none"  # the original has no auth: compare like with like (stdio has none either)
     with log.open("ab") as errors:
         process = subprocess.Popen(
             list(server.command), env=env, cwd=server.cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -485,31 +486,45 @@ async def stdio_rounds(found: list[Server], rounds: int, calls: int, folder: Pat
     return results
 
 
-COLD = "ours, no warm start"  # ours with an empty cache at every start: a first start, or a changed set-up
+COLD = "ours, nothing recalled"  # an empty cache and a limit set (no packaged replies hold): the server's own replies
+FIRST = ", first start"  # a new HOME (no cache, no data) and a new database: a user's very first start
+
+
+def fresh_home(folder: Path, name: str) -> dict[str, str]:
+    """A new, empty HOME and the user directories under it (as on a machine the server never ran on)."""
+    home = Path(tempfile.mkdtemp(prefix=f"home-{name}-", dir=folder))
+    return {"HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache"), "XDG_DATA_HOME": str(home / ".local/share")}
 
 
 async def start_ups(found: list[Server], rounds: int, folder: Path) -> dict[str, list[tuple[float, float]]]:
     """Starts on a database made by an untimed first start (as a user's every start after the first, which for ours
-    also recalls the first replies: warm_start), and ours with an empty cache each time."""
+    also recalls the first replies: warm_start); ours with nothing to answer early from (an empty cache, and a limit
+    set, for which the package's replies do not hold: stdio.first_start); each server's first start (a new HOME and
+    a new database). Round -1 is not timed: it makes the databases and warms the OS's caches."""
     times: dict[str, list[tuple[float, float]]] = defaultdict(list)
     cold = next(s for s in found if s.name == "ours")
+    firsts = [s for s in found if s.name in ("ours", "original")]
     for number in range(-1, rounds):
         for server in found if number % 2 == 0 else found[::-1]:
             db, log = folder / f"start-{server.name}.db", folder / f"{server.name}.stderr"
             taken = await start_up(server, db, log)
             if number >= 0:
                 times[server.name].append(taken)
-        taken = await start_up(
-            cold, folder / "start-cold.db", folder / "ours.stderr", XDG_CACHE_HOME=str(folder / f"cache-{number}")
-        )
+        empty = {"XDG_CACHE_HOME": str(folder / f"cache-{number}"), "SCRATCHPAD_MAX_VERSIONS": "5"}
+        taken = await start_up(cold, folder / "start-cold.db", folder / "ours.stderr", **empty)
         if number >= 0:
             times[COLD].append(taken)
+        for server in firsts if number % 2 == 0 else firsts[::-1]:
+            db, log = folder / f"first-{server.name}-{number}.db", folder / f"{server.name}.stderr"
+            taken = await start_up(server, db, log, **fresh_home(folder, server.name))
+            if number >= 0:
+                times[server.name + FIRST].append(taken)
     return times
 
 
 def start_up_table(times: dict[str, list[tuple[float, float]]]) -> None:
-    print("\nStart-up (stdio, on an existing database): process start to the first tools/list answer, and to the")
-    print("answer of a first tool call sent right after it\n")
+    print("\nStart-up (stdio): process start to the first tools/list answer, and to the answer of a first tool call")
+    print("sent right after it; on an existing database, and a first start (a new HOME and a new database)\n")
     print("| server | tools/list median s | min s | first call median s | min s |")
     print("|---|--:|--:|--:|--:|")
     medians = {}
@@ -518,11 +533,11 @@ def start_up_table(times: dict[str, list[tuple[float, float]]]) -> None:
         medians[name] = (statistics.median(listed), statistics.median(called))
         print(f"| {name} | {medians[name][0]:.3f} | {min(listed):.3f} | {medians[name][1]:.3f} | {min(called):.3f} |")
     if "original" in medians:
-        base = medians["original"]
-        for name in ("ours", COLD):
-            ratios = medians[name][0] / base[0], medians[name][1] / base[1]
-            print(f"\n{name} / original: tools/list {ratios[0]:.2f}, first call {ratios[1]:.2f}", end="")
+        pairs = [("ours", "original"), (COLD, "original"), ("ours" + FIRST, "original" + FIRST)]
         print()
+        for name, base_name in pairs:
+            ours, base = medians[name], medians[base_name]
+            print(f"{name} / {base_name}: tools/list {ours[0] / base[0]:.2f}, first call {ours[1] / base[1]:.2f}")
     if "ours (uv run)" in medians:
         extra = medians["ours (uv run)"][0] - medians["ours"][0]
         print(f"`uv run scratchpad-mcp` adds {extra:.3f} s to the console script's start-up")

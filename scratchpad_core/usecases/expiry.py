@@ -20,11 +20,16 @@ from ..retention import FILES, RetentionRule, age_threshold, expired, nested, ru
 Visible = Callable[[str, int], bool]  # (path, updated_at) -> not expired
 
 
+def every_file(path: str, updated_at: int) -> bool:
+    """What visible() gives for an agent with no files rule: every file is there (a listing need not ask)."""
+    return True
+
+
 def visible(uow: UnitOfWork, agent_id: str, now: int) -> Visible:
     """Whether a file of the agent, by its path and last write, is still there (the agent's rules read once)."""
     rules = uow.retention.rules(agent_id, FILES)
     if not rules:
-        return lambda path, updated_at: True
+        return every_file
     return lambda path, updated_at: not expired(rule_for(rules, path), updated_at, now)
 
 

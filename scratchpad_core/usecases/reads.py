@@ -16,7 +16,7 @@ from ..ports import UnitOfWork
 from ..results import FileListing, ReadResult, VersionList
 from ..text import split_keepends
 from .base import UseCaseBase, checked, require_file
-from .expiry import live, visible
+from .expiry import every_file, live, visible
 
 DiffFormat = Literal["chunks", "unified", "compact"]  # the first is the default, the original's
 DIFF_FORMATS: tuple[DiffFormat, ...] = get_args(DiffFormat)
@@ -90,7 +90,8 @@ class FileReads(UseCaseBase):
             page = rows[:limit] if more else rows
             cursor = page[-1].path if more else None
             shown = visible(uow, agent_id, self._clock())  # an expired file is not listed (a page may come short)
-            page = [row for row in page if shown(row.path, row.updated_at)]
+            if shown is not every_file:
+                page = [row for row in page if shown(row.path, row.updated_at)]
             self._count(uow, agent_id)
             return FileListing(page, len(page), cursor)
 

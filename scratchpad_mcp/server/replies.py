@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
+from collections.abc import Callable
 from typing import Any
 
 from mcp.types import CallToolResult, TextContent
 from pydantic_core import PydanticSerializationError, to_json
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
-_FIELDS: dict[type, tuple[str, ...]] = {}  # each result dataclass's field names, looked up once
+Convert = Callable[[Any], Any]
+_CONVERTERS: dict[type, Convert] = {}  # each result dataclass's conversion, worked out once
 
 
 def plain(value: Any) -> Any:
@@ -18,20 +21,53 @@ def plain(value: Any) -> Any:
     kind = type(value)
     if kind in _SCALARS:
         return value
-    names = _FIELDS.get(kind)
-    if names is None:
-        if isinstance(value, list):
-            return [plain(item) for item in value]
-        if isinstance(value, dict):
-            return {key: plain(item) for key, item in value.items()}
-        if not dataclasses.is_dataclass(value) or isinstance(value, type):
-            return value
-        names = _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(value))
-    return {
-        name: item if type(item) in _SCALARS else plain(item)
-        for name in names
-        if (item := getattr(value, name)) is not None
-    }
+    convert = _CONVERTERS.get(kind)
+    if convert is not None:
+        return convert(value)
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if not dataclasses.is_dataclass(value) or isinstance(value, type):
+        return value
+    convert = _CONVERTERS[kind] = _converter(kind)
+    return convert(value)
+
+
+def _converter(kind: type) -> Convert:
+    """How plain() turns one dataclass into a dict. A row of scalars (a listing's file, a log entry) is copied off
+    its instance dict, which holds its fields in their order (a dataclass's __init__ sets them), then loses the
+    fields that may be None and are; anything else goes field by field."""
+    names = tuple(field.name for field in dataclasses.fields(kind))
+    try:
+        hints = typing.get_type_hints(kind)
+    except (NameError, TypeError):
+        hints = {}
+    types = {name: set(typing.get_args(hints.get(name)) or {hints.get(name)}) for name in names}
+    optional = tuple(name for name in names if type(None) in types[name])
+    count = len(names)
+
+    def by_field(value: Any) -> dict[str, Any]:
+        return {
+            name: item if type(item) in _SCALARS else plain(item)
+            for name in names
+            if (item := getattr(value, name)) is not None
+        }
+
+    if hasattr(kind, "__slots__") or not all(found <= _SCALARS for found in types.values()):
+        return by_field
+
+    def flat(value: Any) -> dict[str, Any]:
+        fields: dict[str, Any] = vars(value)
+        if len(fields) != count:  # something else lives on the instance: not a plain row
+            return by_field(value)
+        row = fields.copy()
+        for name in optional:
+            if row[name] is None:
+                del row[name]
+        return row
+
+    return flat
 
 
 def compact_json(payload: Any) -> str:

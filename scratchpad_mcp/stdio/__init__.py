@@ -14,12 +14,19 @@ tests/deploy/test_http_direct). What each saves, and when the SDK does the work 
   a 1 KiB read_file's server CPU 0.41 -> 0.22 ms a call (bench.speed, issue 9). The SDK answers instead for a
   2026-07-28 connection, any _meta (a progress token, the 2026 envelope), a slow tool (search_files,
   summarize_file), an unknown tool or argument, arguments its own check refuses, and while an earlier request is
-  still with it (calls run in the order sent). Over HTTP the composition root hands the same answers to
-  http.direct, which takes a call after the key and body checks only when the SDK's transport would take it as is.
+  still with it (calls run in the order sent; a handshake or listing the warm start answered holds none back).
+  Over HTTP the composition root hands the same answers to http.direct, which takes a call after the key and body
+  checks only when the SDK's transport would take it as is.
 - warm_start: a host's first initialize and tools/list (or server/discover) answered from the replies the last
   start made the same way gave, while the rest of the server imports: the first tools/list in 0.027 s instead of
-  about 0.6 s (0.689 s without it, README's Development). The server answers instead on a first start, after any
-  change to the command line, folder, environment, Python or installed code (the cache file's hash), with a cache
-  it cannot read, and for any request not recorded exactly (all but its id) or out of turn. Standard library
-  only: launch imports it before anything heavy, so this __init__ imports nothing.
+  about 0.6 s (0.689 s without it, README's Development). The server answers instead (or first_start, below) on a
+  first start, after any change to the command line, folder, environment, Python or installed code (the cache
+  file's hash), with a cache it cannot read, and for any request not recorded exactly (all but its id) or out of
+  turn. Standard library only: launch imports it before anything heavy, so this __init__ imports nothing.
+- first_start (with first_replies.json, made by first_replies): on a first start, with nothing recalled, the
+  handshake and listing of the set-up most hosts use (no setting that changes a reply) answered from the replies
+  the package ships, the server's own in each protocol revision (test_first_start): the first tools/list in
+  0.035 s instead of 0.88-1.08 s (bench.speed, issue 29). Only with the versions they were made with and for
+  requests of a shape the SDK takes as it is; the server answers everything else, and a reply of its own unlike
+  one given early (by either) is logged.
 """

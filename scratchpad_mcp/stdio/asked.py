@@ -3,6 +3,7 @@ and to keep direct calls in turn), the handshake's revision, and a warm start's 
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -12,6 +13,8 @@ from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from ..server import wire_params
 
+log = logging.getLogger("scratchpad.stdio")
+
 STREAMS = frozenset({"subscriptions/listen"})  # requests answered only when the client lets go of them
 STREAM_GRACE = 0.25  # seconds in which a refused stream is answered (at the end of stdin, it is waited for)
 
@@ -19,23 +22,34 @@ STREAM_GRACE = 0.25  # seconds in which a refused stream is answered (at the end
 class Asked:
     """The client's requests in flight (method and params by id), to put words to the SDK's INVALID_PARAMS
     errors that name nothing (wire_params), whether initialize has been answered, and whether it agreed on a 2025
-    revision (legacy: the connection keeps the handshake's session). With a warm start: the ids it answered
-    already, whose replies are dropped (once each), and where the replies to a host's first requests are kept."""
+    revision (legacy: the connection keeps the handshake's session). With a warm start: the requests it answered
+    already (id, method, result), whose replies are dropped (once each; one unlike the result given is logged),
+    and where the replies to a host's first requests are kept."""
 
     def __init__(
-        self, answered: Sequence[Any] = (), record: Callable[[str, Any, dict[str, Any]], None] | None = None
+        self,
+        answered: Sequence[tuple[Any, str, Any]] = (),
+        record: Callable[[str, Any, dict[str, Any]], None] | None = None,
     ) -> None:
         self._pending: dict[Any, tuple[str, Any, float]] = {}  # by id: method, params, when it was asked
         self._answered = list(answered)
         self._record = record
         self.initialized = False
         self.legacy = False
+        for _, method, result in self._answered:  # the client has its handshake: as if the server had answered it
+            if method == "initialize":
+                self.initialized = True
+                self.legacy = result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS
 
     def direct_ok(self) -> bool:
         """Whether a request may be answered here and now, without the SDK: on a 2025 connection, and with no
         request before it still with the SDK (it would overtake it: a write, then a read of what it wrote), but
-        for the subscription streams, which stay open and change nothing."""
-        return self.legacy and all(method in STREAMS for method, _, _ in self._pending.values())
+        for the subscription streams, which stay open and change nothing, and the requests a warm start answered
+        already (a handshake, a listing: the SDK's replies to them are dropped, and they change nothing)."""
+        early = {request_id for request_id, _, _ in self._answered} if self._answered else ()
+        return self.legacy and all(
+            method in STREAMS or request_id in early for request_id, (method, _, _) in self._pending.items()
+        )
 
     def owed(self) -> bool:
         """Whether a request is still with the SDK, its reply owed: any but a subscription stream, which lasts, and
@@ -62,8 +76,16 @@ class Asked:
                 self.legacy = message.result.get("protocolVersion") not in MODERN_PROTOCOL_VERSIONS
             if method is not None and self._record is not None:
                 self._record(method, params, message.result)
-        if message.id in self._answered:
-            self._answered.remove(message.id)
+        given = next((early for early in self._answered if early[0] == message.id), None)
+        if given is not None:
+            self._answered.remove(given)
+            if not isinstance(message, mcp_types.JSONRPCResponse) or message.result != given[2]:
+                log.warning(
+                    "the reply given early to %s (request %r) is not the server's own (a result of the server's is "
+                    "what the next start recalls; if the package's are out of date: python -m "
+                    "scratchpad_mcp.stdio.first_replies --write)",
+                    method, message.id, extra={"event": "early_reply_differs", "method": method},
+                )  # fmt: skip
             return None
         if isinstance(message, mcp_types.JSONRPCResponse):
             return message

@@ -10,7 +10,9 @@ later start with the same hash answers those requests, when they come again exac
 and in turn (a listing after a handshake answered here, or under the 2026-07-28 envelope), from a thread reading
 stdin while the rest of the server is imported; every line read is then handed to the server as if just read, and
 its own replies to the requests already answered are dropped. Anything else waits for the server, as before. A
-cache that cannot be read or written is ignored: the server starts as it would without one.
+cache that cannot be read or written is ignored: the server starts as it would without one. With nothing recalled
+(a first start), a handshake and listing of the set-up most hosts use are answered from the replies the package
+ships (first_start).
 
 Standard library only: this module runs before anything heavy is imported.
 """
@@ -29,6 +31,8 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from .first_start import FirstReplies, plain_request
 
 RECALLED = ("initialize", "server/discover", "tools/list")  # what a host sends first; the rest wait for the server
 MODERN_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"  # in a 2026-07-28 request's _meta
@@ -73,12 +77,13 @@ class WarmStart:
     """The recalled replies of one way of starting, the early reader answering with them, and the recording of the
     replies this start gives (for the next one)."""
 
-    def __init__(self, path: Path, replies: dict[str, Any]) -> None:
+    def __init__(self, path: Path, replies: dict[str, Any], first: FirstReplies | None = None) -> None:
         self.path = path
         self._replies = replies
+        self._first = first  # the package's replies, for what was not recalled
         self._recorded = dict(replies)
         self._unread = bytearray()
-        self._answered: list[Any] = []
+        self._answered: list[tuple[Any, str, Any]] = []  # (request id, method, the result given), as given
         self._handshake = False  # an initialize answered by the early reader
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -95,9 +100,9 @@ class WarmStart:
             replies = json.loads(path.read_bytes())
         except (OSError, ValueError):
             replies = {}  # none yet, or unreadable: this start's replies replace it
-        warm = cls(path, replies if isinstance(replies, dict) else {})
+        warm = cls(path, replies if isinstance(replies, dict) else {}, FirstReplies.load(environ))
         mode = os.fstat(0).st_mode
-        if warm._replies and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        if (warm._replies or warm._first) and (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
             warm._thread = threading.Thread(target=warm._answer_early, name="warm-start", daemon=True)
             warm._thread.start()
         return warm
@@ -117,29 +122,33 @@ class WarmStart:
                 done = end + 1
 
     def _answer(self, line: bytes) -> None:
-        """Answer one line if it is a recorded request, and one the server would take now: initialize, or a
-        request after an initialize answered here, or one carrying the 2026-07-28 envelope."""
-        if len(line) > MAX_RECALLED_BYTES:
+        """Answer one line if it is a recorded request (or one the package's replies hold), and one the server
+        would take now: initialize, or a request after an initialize answered here, or one carrying the
+        2026-07-28 envelope."""
+        message = plain_request(line) if len(line) <= MAX_RECALLED_BYTES else None
+        if message is None or "id" not in message:
+            return  # not a request, or one left to the server
+        request_id, method, params = message["id"], message["method"], message.get("params")
+        if not (method == "initialize" or self._handshake or opens_by_itself(params)):
             return
+        result = self._replies.get(request_key(message))
+        if result is None and self._first is not None:
+            result = self._first.answer(message)
+        if result is None:
+            return
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
         try:
-            message = json.loads(line)
-            request_id, method, params = message["id"], message["method"], message.get("params")
-            result = self._replies.get(request_key(message))
-            in_turn = method == "initialize" or self._handshake or opens_by_itself(params)
-            if result is None or not in_turn or isinstance(request_id, bool) or not isinstance(request_id, int | str):
-                return
-            reply = {"jsonrpc": "2.0", "id": request_id, "result": result}
-            data = json.dumps(reply, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
-        except (ValueError, TypeError, KeyError, AttributeError):  # not a request, or one it cannot answer
+            view = memoryview(json.dumps(reply, separators=(",", ":"), ensure_ascii=False).encode() + b"\n")
+        except ValueError:  # a record holding what cannot be encoded (a lone surrogate): the server answers
             return
-        view = memoryview(data)
         while view:
             view = view[os.write(1, view) :]
-        self._answered.append(request_id)
+        self._answered.append((request_id, method, result))
         self._handshake = self._handshake or method == "initialize"
 
-    def handover(self) -> tuple[bytes, list[Any]]:
-        """Stop the early reader: what it read (to be read again by the server) and the ids it answered."""
+    def handover(self) -> tuple[bytes, list[tuple[Any, str, Any]]]:
+        """Stop the early reader: what it read (to be read again by the server) and what it answered (id, method,
+        result), in order."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()

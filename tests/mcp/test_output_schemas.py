@@ -101,3 +101,24 @@ def test_plain_turns_dataclasses_into_dicts_without_none_fields() -> None:
     }
     assert plain(value) == plain(value)  # the field names it caches give the same answer again
     assert plain(Inner) is Inner  # a class is a value, not a dataclass instance
+
+
+@dataclass(frozen=True)
+class Row:
+    path: str
+    size: int
+    by: str | None = None
+
+
+def test_plain_rows_of_scalars_are_copies_in_field_order() -> None:
+    """A row of scalars is read off its instance in one step (scratchpad_mcp.server.replies): the same dict as field
+    by field, in the fields' order, a copy (changing it changes nothing of the row), None left out where allowed."""
+    row = Row("a.md", 3)
+    out = plain(row)
+    assert out == {"path": "a.md", "size": 3} and list(out) == ["path", "size"]
+    out["size"] = 99
+    assert row.size == 3 and plain(row) == {"path": "a.md", "size": 3}
+    assert list(plain(Row("b.md", 1, "key:1"))) == ["path", "size", "by"]
+    odd = Row("c.md", 2)
+    object.__setattr__(odd, "cached", "not a field")  # something else on the instance: field by field instead
+    assert plain(odd) == {"path": "c.md", "size": 2}

@@ -172,3 +172,20 @@ def test_a_cancelled_request_holds_no_call_back() -> None:
         mcp_types.JSONRPCNotification(jsonrpc="2.0", method="notifications/cancelled", params={"requestId": 4})
     )
     assert asked.direct_ok()
+
+
+def test_requests_a_warm_start_answered_hold_no_call_back() -> None:
+    """A warm start answered the handshake and the listing: both are still with the SDK (its replies to them are
+    dropped), yet a call sent after them is taken directly, as after the server's own handshake; a request the
+    SDK is really running still holds it back."""
+    import mcp_types
+
+    early = [(0, "initialize", {"protocolVersion": "2025-11-25"}), (1, "tools/list", {"tools": []})]
+    asked = Asked(early)
+    for request_id, method, _ in early:
+        asked.received(mcp_types.JSONRPCRequest(jsonrpc="2.0", id=request_id, method=method, params={}))
+    assert asked.initialized and asked.legacy and asked.direct_ok()
+    asked.received(mcp_types.JSONRPCRequest(jsonrpc="2.0", id=2, method="tools/call", params={"name": "search_files"}))
+    assert not asked.direct_ok()
+    assert not Asked([(0, "initialize", {"protocolVersion": "2026-07-28"})]).legacy
+    assert not Asked([(0, "server/discover", {"supportedVersions": ["2026-07-28"]})]).direct_ok()

@@ -186,3 +186,31 @@ def test_a_record_that_cannot_be_written_leaves_nothing_behind(tmp_path: Path) -
     _, err, status = session(env)
     assert status == 0, err[-2000:]
     assert [p.name for p in record.parent.iterdir()] == [record.name]
+
+
+def test_an_early_reply_unlike_the_servers_is_logged_and_not_recalled_again(tmp_path: Path) -> None:
+    """The server still answers what was answered early; a reply of its own that differs (here: a record changed
+    behind its back) is logged, and it replaces the record for the next start."""
+    env = env_for(tmp_path)
+    first, _, _ = session(env)
+    record = json.loads(cached(tmp_path)[0].read_text())
+    for key, result in record.items():
+        if json.loads(key)["method"] == "tools/list":
+            result["tools"][0]["description"] = "changed"
+    cached(tmp_path)[0].write_text(json.dumps(record))
+    second, err, status = session(env)
+    assert status == 0, err[-2000:]
+    assert by_id(second)[1]["result"]["tools"][0]["description"] == "changed"  # what the record said
+    assert err.count("is not the server's own") == 1, err[-2000:]
+    third, err, _ = session(env)
+    assert by_id(third) == by_id(first) and "is not the server's own" not in err
+
+
+def test_a_record_holding_what_cannot_be_sent_is_left_to_the_server(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    first, _, _ = session(env)
+    text = cached(tmp_path)[0].read_text().replace('"instructions": "', '"instructions": "\\ud800', 1)
+    cached(tmp_path)[0].write_text(text)  # a lone surrogate: no UTF-8 line can carry it
+    again, err, status = session(env)
+    assert status == 0 and "Traceback" not in err, err[-2000:]
+    assert by_id(again) == by_id(first)
