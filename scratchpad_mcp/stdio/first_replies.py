@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .first_start import MADE_WITH, PACKAGED, PYTHON, is_setting
+from .first_start import MADE_WITH, PACKAGED, PYTHON, is_setting, source_digest
 
 SERVE = "import sys; from scratchpad_mcp.launch import main; sys.exit(main([]))"  # serving, with no early replies
 UNKNOWN = "0000-00-00"  # a revision no SDK knows: what the server agrees on instead is recorded
@@ -59,7 +59,7 @@ def generate() -> dict[str, Any]:
     if any(listed != tools[0] for listed in tools):
         raise RuntimeError("tools/list differs by protocol revision; first_replies.json holds one listing")
     otherwise = initialize.pop(UNKNOWN)["protocolVersion"]
-    return {"made_with": {**made_with, "python": PYTHON}, "otherwise": otherwise, "initialize": initialize,
+    return {"made_with": {**made_with, "python": PYTHON, "sources": source_digest()}, "otherwise": otherwise, "initialize": initialize,
             "tools/list": tools[0]}  # fmt: skip
 
 

@@ -6,7 +6,8 @@ original server's whole start. For the set-up most hosts use, no setting that co
 those in NO_EFFECT), these replies are the same on every machine: first_replies.json holds them, as the server
 itself gave them (`python -m scratchpad_mcp.stdio.first_replies --write` starts it once per protocol revision and
 records its answers; tests/mcp/stdio/test_first_start.py holds the file to them). They are used only with the
-versions they were made with (this package, the SDK, pydantic, Python), and only for an initialize or a tools/list
+versions they were made with (this package, the SDK, pydantic, Python) and the code they came from (SOURCES, by
+content: a checkout whose tools were edited since answers nothing early), and only for an initialize or a tools/list
 of a shape the SDK takes as it is (plain_request, plain_initialize); anything else waits for the server. The
 server still answers every request: a reply of its own that differs from one given early is logged
 (stdio.asked), and it is what the next start recalls.
@@ -16,6 +17,8 @@ Standard library only: the warm start uses it before anything heavy is imported.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
 import json
 import os
 import sys
@@ -41,11 +44,28 @@ CAPABILITIES = frozenset({"experimental", "sampling", "elicitation", "roots", "e
 MAX_ID = 2**53  # an integer id beyond what every JSON reader keeps exactly is left to the server
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 MADE_WITH = ("scratchpad_mcp", "mcp", "mcp_types", "pydantic", "pydantic_core")  # distributions, as dist-info names
+SOURCES = ("scratchpad_core", "scratchpad_mcp.server", "scratchpad_mcp.settings")  # the code that makes the replies
 
 
 def is_setting(name: str) -> bool:
     """Whether the server's settings read this variable (a test holds this to Settings.variables())."""
     return name.startswith("SCRATCHPAD_") or name in SETTINGS_NAMES
+
+
+def source_digest() -> str:
+    """A hash of the code the replies come from (SOURCES' modules, by content: the same on every machine), so that
+    a checkout whose tools changed since the file was made answers nothing early (nothing is imported)."""
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        spec = importlib.util.find_spec(name)
+        for folder in (spec.submodule_search_locations or []) if spec is not None else []:
+            for root, dirs, files in os.walk(folder):
+                dirs.sort()
+                for file in sorted(f for f in files if f.endswith(".py")):
+                    relative = os.path.relpath(os.path.join(root, file), folder).replace(os.sep, "/")
+                    with open(os.path.join(root, file), "rb") as source:
+                        digest.update(f"{name}/{relative}:".encode() + source.read() + b";")
+    return digest.hexdigest()[:32]
 
 
 def installed(name: str, version: str) -> bool:
@@ -73,7 +93,9 @@ class FirstReplies:
         except (OSError, ValueError, KeyError, TypeError):
             return None
         versions = dict(replies.made_with)
-        if versions.pop("python", None) != PYTHON or set(versions) != set(MADE_WITH):
+        if versions.pop("python", None) != PYTHON or set(versions) != {*MADE_WITH, "sources"}:
+            return None
+        if versions.pop("sources") != source_digest():
             return None
         return replies if all(installed(name, version) for name, version in versions.items()) else None
 

@@ -83,7 +83,7 @@ def test_another_set_up_or_version_gets_none(tmp_path: Path, monkeypatch: pytest
     assert FirstReplies.load({"SCRATCHPAD_MAX_VERSIONS": "3"}) is None
     assert FirstReplies.load({"MCP_TRANSPORT": "stdio"}) is None  # any setting not known to change nothing
     assert FirstReplies.load({"SCRATCHPAD_MAX_VERSIONS": ""}) is not None  # an empty variable counts as unset
-    for name, version in [("mcp", "0.0.1"), ("python", "3.99")]:
+    for name, version in [("mcp", "0.0.1"), ("python", "3.99"), ("sources", "edited since")]:
         other = tmp_path / f"{name}.json"
         data = packaged()
         data["made_with"][name] = version
