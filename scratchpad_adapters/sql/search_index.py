@@ -5,21 +5,22 @@ on PostgreSQL). Ranking is the core's (scratchpad_core.ranking): this module fin
 
 from __future__ import annotations
 
+import contextlib
 import json
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, literal_column, select, union_all, update
+from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, select, union_all, update
 
-from scratchpad_core.indexing import Document, IndexRow, Statistics, document
+from scratchpad_core.indexing import Document, IndexRow, Part, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
 from scratchpad_core.words import Analyzer
 
 from . import search_terms
 from .execution import run, run_many
-from .tables import files, logs, search_agents, search_files, search_logs, search_rows
+from .tables import FILES_PENDING, LOGS_PENDING, files, logs, search_agents, search_files, search_logs, search_rows
 from .upserts import insert_ignore
 
 sa, sf, sl, sr, f, g = search_agents.c, search_files.c, search_logs.c, search_rows.c, files.c, logs.c
@@ -64,31 +65,22 @@ _OWNERS = union_all(
     .where(sf.agent_id == bindparam("agent_id")),
     select(-g.id, g.path).where(g.agent_id == bindparam("agent_id"), g.entries > 0),
 )
-_LAGGING_FILES = union_all(
-    select(f.id, f.path)
-    .select_from(files.outerjoin(search_files, sf.file_id == f.id))
-    .where(
-        f.agent_id == bindparam("agent_id"),
-        f.current_version > 0,
-        (sf.id.is_(None)) | (sf.version != f.current_version),
-    ),
-    select(sf.file_id, literal_column("NULL"))
-    .select_from(search_files.outerjoin(files, f.id == sf.file_id))
-    .where(sf.agent_id == bindparam("agent_id"), (f.id.is_(None)) | (f.current_version <= 0)),
+_LAGGING_FILES = (  # the partial index ix_files_unindexed: its cost is the backlog's
+    select(f.id, f.path).where(f.agent_id == bindparam("agent_id"), FILES_PENDING).limit(bindparam("limit"))
 )
-_LAGGING_LOGS = union_all(
-    select(g.id, g.path)
-    .select_from(logs.outerjoin(search_logs, sl.log_id == g.id))
-    .where(
-        g.agent_id == bindparam("agent_id"),
-        ((g.entries > 0) & (sl.log_id.is_(None) | (sl.last_entry != g.last_entry_id)
-                            | (sl.first_entry != g.last_entry_id - g.entries + 1)))
-        | ((g.entries == 0) & sl.log_id.is_not(None)),
-    ),
-    select(sl.log_id, literal_column("NULL"))
-    .select_from(search_logs.outerjoin(logs, g.id == sl.log_id))
-    .where(sl.agent_id == bindparam("agent_id"), g.id.is_(None)),
-)  # fmt: skip
+_LAGGING_LOGS = (  # ix_logs_unindexed
+    select(g.id, g.path).where(g.agent_id == bindparam("agent_id"), LOGS_PENDING).limit(bindparam("limit"))
+)
+_BEHIND = union_all(  # agents with a backlog (the background pass)
+    select(f.agent_id).where(FILES_PENDING).limit(bindparam("limit")),
+    select(g.agent_id).where(LOGS_PENDING).limit(bindparam("limit")),
+)
+_MARK_FILE = update(files).where(f.id == bindparam("file_id")).values(indexed_version=bindparam("version"))
+_MARK_LOG = (
+    update(logs)
+    .where(g.id == bindparam("the_log"))
+    .values(indexed_last=bindparam("last"), indexed_entries=bindparam("held"))
+)
 
 
 _IDS: BindParameter[int] = bindparam("ids", expanding=True)
@@ -118,11 +110,24 @@ def unpack(blob: bytes) -> tuple[int, ...]:
 
 
 class SqlSearchIndex:
-    def __init__(self, connection: Connection, analyzer: Analyzer) -> None:
+    def __init__(self, connection: Connection, analyzer: Analyzer, *, markers: bool = True) -> None:
         self._c = connection
         self._analyzer = analyzer
         self._terms = search_terms.of(connection)
         self._keys: dict[str, int | None] = {}  # an agent's key, once read (it never changes)
+        self._markers = markers  # False: a store before migration 0011 (0008 builds the index)
+        self._batch: dict[str, tuple[int, Statistics]] | None = None  # statistics changed in a batch, not saved yet
+
+    @contextlib.contextmanager
+    def batch(self, agent_id: str) -> Iterator[None]:
+        """Changes whose statistics are read once and saved once, when the block ends without an error."""
+        self._batch = {}
+        try:
+            yield
+            for agent, (key, stats) in self._batch.items():
+                self._write_statistics(key, stats)
+        finally:
+            self._batch = None
 
     @property
     def analyzer(self) -> Analyzer:
@@ -141,36 +146,58 @@ class SqlSearchIndex:
         version: int,
         start: int,
         stop: int,
-        rows: Sequence[IndexRow | None],
+        rows: Sequence[Part],
         record: FileSlots | None,
     ) -> None:
+        if record is not None and start == stop and not rows:  # the rows stay: only the version (and the marker)
+            run(self._c, _SAVE_RECORD, {"owner": record.owner, "version": version, "slots": pack(record.slots)})
+            self._mark_file(file_id, version)
+            return
         key, stats = self._agent(agent_id)
         if record is None:
             values = {"file_id": file_id, "agent_id": agent_id, "version": version, "slots": b""}
             owner, old = run(self._c, _NEW_RECORD, values).scalar(), tuple[int, ...]()
         else:
             owner, old = record.owner, record.slots
-        removed = self._delete([abs(slot) for slot in old[start:stop] if slot])
-        ids = iter(self._insert(key, owner, [(0, row) for row in rows if row is not None]))
-        new = [0 if row is None else -next(ids) if row.continued else next(ids) for row in rows]
+        kept = {abs(part) for part in rows if isinstance(part, int)}
+        removed = self._delete([abs(slot) for slot in old[start:stop] if slot and abs(slot) not in kept])
+        added = [part for part in rows if isinstance(part, IndexRow)]
+        ids = iter(self._insert(key, owner, [(0, row) for row in added]))
+        new = [
+            part if isinstance(part, int) else 0 if part is None else -next(ids) if part.continued else next(ids)
+            for part in rows
+        ]
         slots = pack([*old[:start], *new, *old[stop:]])
         run(self._c, _SAVE_RECORD, {"owner": owner, "version": version, "slots": slots})
-        self._save(
-            key, stats.changed(self._analyzer.common, [document(r.terms) for r in rows if r is not None], removed)
-        )
+        self._mark_file(file_id, version)
+        if added or removed:
+            self._save(agent_id, key, stats.changed(self._analyzer.common, [document(r.terms) for r in added], removed))
 
     def drop_file(self, file_id: int) -> None:
         record = self.file_slots(file_id)
+        self._mark_file(file_id, 0)
         if record is None:
             return
         agent_id = self._c.execute(select(sf.agent_id).where(sf.id == record.owner)).scalar_one()
         key, stats = self._agent(agent_id)
         removed = self._delete([abs(slot) for slot in record.slots if slot])
         run(self._c, _DROP_RECORD, {"owner": record.owner})
-        self._save(key, stats.changed(self._analyzer.common, [], removed))
+        self._save(agent_id, key, stats.changed(self._analyzer.common, [], removed))
 
     def move_file(self, from_id: int, to_id: int, version: int) -> None:
         run(self._c, _MOVE_RECORD, {"from_id": from_id, "to_id": to_id, "version": version})
+        self._mark_file(from_id, 0)
+        self._mark_file(to_id, version)
+
+    def _mark_file(self, file_id: int, version: int) -> None:
+        if self._markers:
+            run(self._c, _MARK_FILE, {"file_id": file_id, "version": version})
+
+    def _mark_log(self, log_id: int, first: int, last: int) -> None:
+        """The log's marker: the entries first..last held (none when last < first)."""
+        if self._markers:
+            held = max(0, last - first + 1)
+            run(self._c, _MARK_LOG, {"the_log": log_id, "last": last if held else 0, "held": held})
 
     def log_entries(self, log_id: int) -> tuple[int, int] | None:
         row = run(self._c, _LOG, {"log_id": log_id}).first()
@@ -186,34 +213,44 @@ class SqlSearchIndex:
         last = entries[-1][0]
         removed: list[Document] = []
         if indexed is None:
+            first = entries[0][0]
             run(self._c, insert_ignore(self._c, search_logs, ["log_id"]),
-                {"log_id": log_id, "agent_id": agent_id, "first_entry": entries[0][0], "last_entry": last})  # fmt: skip
+                {"log_id": log_id, "agent_id": agent_id, "first_entry": first, "last_entry": last})  # fmt: skip
         else:
             if below > indexed[0]:  # retention dropped the oldest entries in this transaction
                 gone = run(self._c, _DELETE_ENTRIES_BELOW, {"owner": -log_id, "below": below}).values
                 removed = [(length, set(self._terms.decode(terms))) for length, terms in gone]
-            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": max(below, indexed[0]), "last": last})
+            first = max(below, indexed[0])
+            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": first, "last": last})
+        self._mark_log(log_id, first, last)
         self._insert(key, -log_id, [(entry, row) for entry, rows in entries for row in rows])
         added = [document(row.terms) for _, rows in entries for row in rows]
-        self._save(key, stats.changed(self._analyzer.common, added, removed))
+        self._save(agent_id, key, stats.changed(self._analyzer.common, added, removed))
 
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
         indexed = self.log_entries(log_id)
         if indexed is None:
+            if below is None:
+                self._mark_log(log_id, 1, 0)
             return
         agent_id = run(self._c, _LOG_AGENT, {"log_id": log_id}).scalar()
         key, stats = self._agent(agent_id)
         if below is None:
             ids = run(self._c, _LOG_ROWS, {"owner": -log_id}).scalars()
             run(self._c, _DROP_LOG, {"log_id": log_id})
+            self._mark_log(log_id, 1, 0)
         else:
             ids = run(self._c, _LOG_ROWS_BELOW, {"owner": -log_id, "below": below}).scalars()
-            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": max(below, indexed[0]), "last": indexed[1]})
+            first = max(below, indexed[0])
+            run(self._c, _SAVE_LOG, {"the_log": log_id, "first": first, "last": indexed[1]})
+            self._mark_log(log_id, first, indexed[1])
         removed = self._delete(ids)
-        self._save(key, stats.changed(self._analyzer.common, [], removed))
+        self._save(agent_id, key, stats.changed(self._analyzer.common, [], removed))
 
     def _agent(self, agent_id: str) -> tuple[int, Statistics]:
         """The agent's key and statistics, its row locked (made on its first use)."""
+        if self._batch is not None and agent_id in self._batch:
+            return self._batch[agent_id]
         row = run(self._c, _LOCK_AGENT, {"agent_id": agent_id}).first()
         if row is None:
             fresh = {"agent_id": agent_id, "documents": 0, "length": 0, "common": "{}"}
@@ -221,7 +258,13 @@ class SqlSearchIndex:
             row = run(self._c, _LOCK_AGENT, {"agent_id": agent_id}).one()
         return row.id, Statistics(row.documents, row.length, Counter(json.loads(row.common)))
 
-    def _save(self, key: int, stats: Statistics) -> None:
+    def _save(self, agent_id: str, key: int, stats: Statistics) -> None:
+        if self._batch is not None:
+            self._batch[agent_id] = (key, stats)
+        else:
+            self._write_statistics(key, stats)
+
+    def _write_statistics(self, key: int, stats: Statistics) -> None:
         common = json.dumps(dict(sorted(stats.common.items())), ensure_ascii=False)
         run(self._c, _SAVE_AGENT, {"key": key, "documents": stats.documents, "length": stats.length, "common": common})
 
@@ -251,8 +294,10 @@ class SqlSearchIndex:
 
     # --- reading ----------------------------------------------------------------------------------
 
-    def lagging(self, agent_id: str) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
-        params = {"agent_id": agent_id}
+    def lagging(
+        self, agent_id: str, limit: int = 1
+    ) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
+        params = {"agent_id": agent_id, "limit": limit}
         return (
             [(i, p) for i, p in run(self._c, _LAGGING_FILES, params).values],
             [(i, p) for i, p in run(self._c, _LAGGING_LOGS, params).values],
@@ -299,6 +344,11 @@ class SqlSearchIndex:
         for entry, piece in self._c.execute(_ENTRY_TEXTS, {"owner": owner, "entries": list(entries)}):
             out[entry] = out.get(entry, "") + piece
         return out
+
+
+def behind(connection: Connection, limit: int) -> list[str]:
+    """Some agents whose index has a backlog (at most `limit` of them), for the background pass."""
+    return sorted({agent for (agent,) in run(connection, _BEHIND, {"limit": limit}).all()})
 
 
 def drop_agent(connection: Connection, agent_id: str) -> None:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.dialects.postgresql import TSVECTOR
 
@@ -44,6 +45,10 @@ Id = BigInteger().with_variant(Integer(), "sqlite")  # SQLite auto-increments on
 Millis = BigInteger
 Actor = String(MAX_ACTOR_CHARS)
 KeyId = String(32)
+# What the search index has not caught up with: a partial index each, so that finding an agent's backlog costs
+# the backlog, not the namespace (migration 0011).
+FILES_PENDING = text("indexed_version <> CASE WHEN current_version > 0 THEN current_version ELSE 0 END")
+LOGS_PENDING = text("indexed_entries <> entries OR (entries > 0 AND indexed_last <> last_entry_id)")
 
 agents = Table(
     "agents",
@@ -68,7 +73,11 @@ files = Table(
     Column("sha256", String(64), nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("updated_at", Millis, nullable=False),
+    # The version the word-search index reflects (0: none): a write changes current_version only, so the file
+    # is pending until a search or the background pass indexes it (scratchpad_core.usecases.indexer).
+    Column("indexed_version", Integer, nullable=False, server_default="0"),
     UniqueConstraint("agent_id", "path", name="uq_files_agent_id_path"),
+    Index("ix_files_unindexed", "agent_id", sqlite_where=FILES_PENDING, postgresql_where=FILES_PENDING),
 )
 
 file_versions = Table(
@@ -95,7 +104,11 @@ logs = Table(
     Column("bytes", BigInteger, nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("updated_at", Millis, nullable=False),
+    # The last entry and the number of entries the index holds: pending while they are not the live ones.
+    Column("indexed_last", Integer, nullable=False, server_default="0"),
+    Column("indexed_entries", Integer, nullable=False, server_default="0"),
     UniqueConstraint("agent_id", "path", name="uq_logs_agent_id_path"),
+    Index("ix_logs_unindexed", "agent_id", sqlite_where=LOGS_PENDING, postgresql_where=LOGS_PENDING),
 )
 
 log_entries = Table(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from ..indexing import MAX_TF, line_starts, rows_of
 from ..model import Posting
-from ..ports import SearchIndex
+from ..ports import SearchReader
 from ..ranking import K1, PASSAGE_LINES, B, Scorer, passage_score, window
 from ..results import SearchMatch, SearchResult
 from ..text import MATCH_CHARS, around
@@ -37,7 +37,7 @@ class Passage:
 
 
 def word_search(
-    index: SearchIndex,
+    index: SearchReader,
     agent_id: str,
     terms: list[str],
     prefix: str,
@@ -77,7 +77,7 @@ def word_search(
 
 @dataclass
 class _Search:
-    index: SearchIndex
+    index: SearchReader
     scorer: Scorer
     owners: Mapping[int, str]
     found: dict[int, tuple[float, int, int]] = field(default_factory=dict)  # row -> (score so far, owner, entry)

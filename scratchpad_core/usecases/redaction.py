@@ -16,7 +16,7 @@ from ..redaction import check_secret, marker, scrub, stored_forms, whole
 from ..results import RedactResult
 from .base import checked, require_file
 from .expiry import live
-from .indexer import index_log
+from .indexer import held_text, index_log, refresh_file
 from .writes import FileWrites
 
 Change = Callable[[Version, str], str | None]  # (a retained version, the marker) -> its new content, or None
@@ -76,6 +76,8 @@ class Redaction(FileWrites):
                     "(`scratchpad-mcp db prune`) removes it with every version for good."
                 )
             mark = marker(self._clock(), by)
+            indexed = uow.index.file_slots(record.id)  # what the index holds, read before any version changes
+            held = None if indexed is None else held_text(uow, record.id, indexed)
             changed: dict[int, str] = {}
             for info in uow.files.list_versions(record.id):
                 old = uow.files.get_version(record.id, info.version)
@@ -96,6 +98,8 @@ class Redaction(FileWrites):
                 replaced = Version.of(number, redacted, kept.created_at, kept.by)
                 uow.files.replace_content(record.id, replaced)
                 grown += replaced.bytes - kept.bytes
+            # Indexed here, not left to a catch-up: it would re-index from the redacted text the index does not hold.
+            refresh_file(uow, agent_id, record.id, record.current_version if made is None else made.version, held)
             uow.summaries.drop(record.id)  # a summary of a redacted version must not outlive it
             uow.requests.forget_holding(agent_id, forget)  # nor a reply kept for a repeat (a snippet of it)
             self._count(uow, agent_id, UsageDelta(bytes=grown, operations=0))

@@ -15,7 +15,8 @@ from ..results import SearchMatch, SearchResult
 from ..text import around, split_keepends
 from .base import UseCaseBase
 from .expiry import expired_paths
-from .indexer import catch_up
+from .indexer import CATCH_UP_BATCH, catch_up
+from .overlay import OverlayIndex
 from .passages import word_search
 
 
@@ -46,7 +47,9 @@ class Search(UseCaseBase):
         return result
 
     def _words(self, agent_id: str, query: str, prefix: str, max_results: int) -> SearchResult:
-        """The search reads a snapshot, after the agent's index has caught up with what an earlier release wrote."""
+        """The search ranks in a snapshot, after the agent's backlog was caught up (usecases.indexer): in bulk
+        by a store that writes, else (and for what was written since) through an overlay of it (usecases.overlay).
+        Finding the backlog is one probe of an index whose size is the backlog's."""
 
         def work(uow: UnitOfWork) -> SearchResult | None:
             terms = list(dict.fromkeys(uow.index.analyzer.terms(query)))
@@ -55,18 +58,20 @@ class Search(UseCaseBase):
                     "Invalid query: it has no word (letters or digits) to search for; "
                     "use exact=true to find punctuation or symbols."
                 )
-            if first and uow.index.lagging(agent_id) != ([], []):
+            if writes and uow.index.lagging(agent_id) != ([], []):
                 return None
+            index = OverlayIndex.of(uow, agent_id) if not writes else None  # (then the backlog was empty)
             return word_search(
-                uow.index, agent_id, terms, prefix, max_results, expired_paths(uow, agent_id, self._clock())
+                index or uow.index, agent_id, terms, prefix, max_results, expired_paths(uow, agent_id, self._clock())
             )
 
-        first = True
+        writes = self._writes_index
         result = self._transact(work, read_only=True)
         if result is None:
-            first = False  # if another old-release write landed meanwhile, search what is indexed
-            with contextlib.suppress(StorageError):  # a store that may not write (a viewer's) searches what is indexed
-                self._transact(lambda uow: catch_up(uow, agent_id))
+            with contextlib.suppress(StorageError):  # a store that may not write after all: the overlay
+                while self._transact(lambda uow: catch_up(uow, agent_id)) == CATCH_UP_BATCH:
+                    pass  # (a batch that found fewer left nothing written before it)
+            writes = False  # what was written since the catch-up, if anything, through the overlay
             result = self._transact(work, read_only=True)
         assert result is not None
         return result
