@@ -20,7 +20,7 @@ branch_labels = None
 depends_on = None
 
 FILES_PENDING = "indexed_version <> CASE WHEN current_version > 0 THEN current_version ELSE 0 END"
-LOGS_PENDING = "indexed_entries <> entries OR (entries > 0 AND indexed_last <> last_entry_id)"
+LOGS_PENDING = "(indexed_entries <> entries OR (entries > 0 AND indexed_last <> last_entry_id))"
 
 
 def upgrade() -> None:

@@ -96,7 +96,9 @@ def _listing(info: bool, prefixed: bool, after: bool, limited: bool) -> Select[A
     return query.limit(bindparam("limit")) if limited else query
 
 
-_EVERY_AGENTS_FILES = select(*_HEAD_ROW).where(f.current_version > 0).order_by(f.agent_id, f.path).limit(bindparam("limit"))
+_EVERY_AGENTS_FILES = (
+    select(*_HEAD_ROW).where(f.current_version > 0).order_by(f.agent_id, f.path).limit(bindparam("limit"))
+)
 _EVERY_AGENTS_FILES_AFTER = _EVERY_AGENTS_FILES.where(
     or_(f.agent_id > bindparam("agent_id"), and_(f.agent_id == bindparam("agent_id"), f.path > bindparam("path")))
 )

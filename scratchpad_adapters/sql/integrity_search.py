@@ -59,8 +59,10 @@ def backlog_note(connection: Connection, agent: str | None) -> str:
     ]  # fmt: skip
     if not any(pending):
         return ""
-    return (f"note: {pending[0]:,} files and {pending[1]:,} logs wait in the search index's backlog (written, not yet "
-            "indexed: the next search, or the server's background pass, catches them up). Not a violation.")  # fmt: skip
+    return (
+        f"note: {pending[0]:,} files and {pending[1]:,} logs wait in the search index's backlog (written, not yet "
+        "indexed: the next search, or the server's background pass, catches them up). Not a violation."
+    )
 
 
 def search_rules(connection: Connection, agent: str | None) -> Iterator[Violation]:
@@ -125,8 +127,8 @@ def _count(recount: dict[str, Statistics], agent_id: str, stored: Stored) -> Non
 def _files(connection: Connection, agent: str | None, recount: dict[str, Statistics]) -> Iterator[Violation]:
     analyzer = default_analyzer()
     query = (
-        select(f.id, f.agent_id, f.path, f.current_version, f.indexed_version, v.content, sf.id.label("owner"),
-               sf.version, sf.slots)  # fmt: skip
+        select(f.id, f.agent_id, f.path, f.current_version, f.indexed_version, v.content)
+        .add_columns(sf.id.label("owner"), sf.version, sf.slots)
         .select_from(
             files.outerjoin(file_versions, and_(v.file_id == f.id, v.version == f.current_version)).outerjoin(
                 search_files, sf.file_id == f.id
@@ -179,8 +181,8 @@ def _compare_file(slots: tuple[int, ...], stored: Stored, expected: list[Any]) -
 def _logs(connection: Connection, agent: str | None, recount: dict[str, Statistics]) -> Iterator[Violation]:
     analyzer = default_analyzer()
     query = (
-        select(g.id, g.agent_id, g.path, g.last_entry_id, g.entries, g.indexed_last, g.indexed_entries,
-               sl.first_entry, sl.last_entry)  # fmt: skip
+        select(g.id, g.agent_id, g.path, g.last_entry_id, g.entries, g.indexed_last, g.indexed_entries)
+        .add_columns(sl.first_entry, sl.last_entry)
         .select_from(logs.outerjoin(search_logs, sl.log_id == g.id))
         .where(scoped(g.agent_id, agent), g.entries > 0)
     )
@@ -188,9 +190,13 @@ def _logs(connection: Connection, agent: str | None, recount: dict[str, Statisti
         first = log.last_entry_id - log.entries + 1
         held = 0 if log.first_entry is None else max(0, log.last_entry - log.first_entry + 1)
         if (log.indexed_last, log.indexed_entries) != (log.last_entry if held else 0, held):
-            yield Violation("search-marker", log.agent_id, log.path,
-                            f"the row says the index holds {log.indexed_entries} entries up to {log.indexed_last}, "
-                            f"its record holds {held} (the log keeps {first}..{log.last_entry_id}). " + REBUILD)
+            yield Violation(
+                "search-marker",
+                log.agent_id,
+                log.path,
+                f"the row says the index holds {log.indexed_entries} entries up to {log.indexed_last}, "
+                f"its record holds {held} (the log keeps {first}..{log.last_entry_id}). " + REBUILD,
+            )
         if (log.first_entry, log.last_entry) != (first, log.last_entry_id):  # the backlog, or the lie just told
             if log.first_entry is not None:
                 _count(recount, log.agent_id, _rows(connection, -log.id))

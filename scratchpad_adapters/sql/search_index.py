@@ -71,7 +71,7 @@ _LAGGING_FILES = (  # the partial index ix_files_unindexed: its cost is the back
 _LAGGING_LOGS = (  # ix_logs_unindexed
     select(g.id, g.path).where(g.agent_id == bindparam("agent_id"), LOGS_PENDING).limit(bindparam("limit"))
 )
-_BEHIND = union_all(  # agents with a backlog (the background pass)
+_BEHIND = (  # agents with a backlog (the background pass)
     select(f.agent_id).where(FILES_PENDING).limit(bindparam("limit")),
     select(g.agent_id).where(LOGS_PENDING).limit(bindparam("limit")),
 )
@@ -124,7 +124,7 @@ class SqlSearchIndex:
         self._batch = {}
         try:
             yield
-            for agent, (key, stats) in self._batch.items():
+            for key, stats in self._batch.values():
                 self._write_statistics(key, stats)
         finally:
             self._batch = None
@@ -348,7 +348,7 @@ class SqlSearchIndex:
 
 def behind(connection: Connection, limit: int) -> list[str]:
     """Some agents whose index has a backlog (at most `limit` of them), for the background pass."""
-    return sorted({agent for (agent,) in run(connection, _BEHIND, {"limit": limit}).all()})
+    return sorted({agent for query in _BEHIND for (agent,) in run(connection, query, {"limit": limit}).values})
 
 
 def drop_agent(connection: Connection, agent_id: str) -> None:

@@ -48,7 +48,7 @@ KeyId = String(32)
 # What the search index has not caught up with: a partial index each, so that finding an agent's backlog costs
 # the backlog, not the namespace (migration 0011).
 FILES_PENDING = text("indexed_version <> CASE WHEN current_version > 0 THEN current_version ELSE 0 END")
-LOGS_PENDING = text("indexed_entries <> entries OR (entries > 0 AND indexed_last <> last_entry_id)")
+LOGS_PENDING = text("(indexed_entries <> entries OR (entries > 0 AND indexed_last <> last_entry_id))")
 
 agents = Table(
     "agents",

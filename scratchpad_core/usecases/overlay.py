@@ -81,7 +81,10 @@ class OverlayIndex:
     def _log(self, uow: UnitOfWork, log_id: int, path: str | None) -> None:
         indexed = uow.index.log_entries(log_id)
         log = None if path is None else uow.logs.get(self._agent, path)
-        first, last = (1, 0) if log is None or log.id != log_id else (log.last_entry_id - log.entries + 1, log.last_entry_id)
+        first, last = (1, 0)  # no live entries
+        if log is not None and log.id == log_id and log.entries > 0:
+            first, last = log.last_entry_id - log.entries + 1, log.last_entry_id
+            self._owners[-log_id] = _Owner(log.path)
         kept = (1, 0)  # the stored entries still live
         if indexed is not None and last >= first and first - 1 <= indexed[1] <= last:
             kept = (max(first, indexed[0]), indexed[1])
@@ -141,8 +144,7 @@ class OverlayIndex:
         return found | {owner: made.path for owner, made in self._owners.items()}
 
     def owner_slots(self, owner: int) -> Sequence[int]:
-        made = self._owners.get(owner)
-        return self._stored.owner_slots(owner) if made is None else made.slots
+        return self._owners[owner].slots if owner >= FIRST_ID else self._stored.owner_slots(owner)
 
     def texts(self, row_ids: Sequence[int]) -> dict[int, str]:
         out = self._stored.texts([r for r in row_ids if r < FIRST_ID])
