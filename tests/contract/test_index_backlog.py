@@ -38,7 +38,7 @@ def oracle(store: Scratchpad, agent: str) -> dict[str, Seen]:
     """The results of a store holding the agent's files and live log entries, indexed from nothing."""
     with open_store(f"memory://oracle-{uuid.uuid4().hex}") as fresh:
         for info in store.list_files(agent).files:
-            fresh.write_file(agent, info.path, store.read_file(agent, info.path).content)
+            fresh.write_file(agent, info.path, store.read_file(agent, info.path).content or "")
         for log in store.list_logs(agent).logs:
             for entry in store.read_log(agent, log.path).entries:
                 fresh.append_log(agent, log.path, entry.entry)
