@@ -257,6 +257,13 @@ class SearchIndex(SearchReader, Protocol):
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
         """Delete the log's rows of entries below `below` (None: all of them, and its record)."""
 
+    def behind(self, limit: int) -> list[str]:
+        """Some of the agents whose index has a backlog (at most `limit`; the background pass's)."""
+
+    def claim(self, agent_id: str) -> bool:
+        """Whether this transaction may catch the agent's backlog up alone (PostgreSQL: an advisory lock held
+        to its end; False: another replica's background pass is at it). A search does not ask: it waits."""
+
     def batch(self, agent_id: str) -> AbstractContextManager[None]:
         """A block of changes to the agent's index whose statistics are read and saved once (a catch-up)."""
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, TextIO
 from mcp.server.auth.settings import AuthSettings
 
 from scratchpad_adapters.factory import Backend
+from scratchpad_adapters.index_pass import IndexPass
 from scratchpad_adapters.pruning import Pruner
 from scratchpad_core.actors import HTTP
 
@@ -97,6 +98,8 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
     backend = open_configured(settings)
     pruner = Pruner(backend, settings.prune_every)
     pruner.start()
+    indexer = IndexPass(backend.store, settings.index_every)
+    indexer.start()
     if settings.transport == "stdio":
         try:
             from .server import wire
@@ -107,6 +110,7 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
             settle()
             transport.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
         finally:
+            indexer.stop()
             pruner.stop()
             backend.close()
         transport.exit_past_abandoned_calls()
@@ -125,6 +129,7 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
         settle()
         http.serve(settings, served)
     finally:
+        indexer.stop()
         pruner.stop()
         backend.close()
 

@@ -132,6 +132,14 @@ class MemorySearchIndex:
             t.logs[log_id] = (agent_id, max(first, below), last)
             t.log_rows[log_id] = rows[cut:]
 
+    def behind(self, limit: int) -> list[str]:
+        agents = {record.agent_id for record in self._tx.tables.files.by_id.values()}
+        agents |= {log.agent_id for log in self._tx.tables.logs.by_id.values()}
+        return [agent for agent in sorted(agents) if self.lagging(agent) != ([], [])][:limit]
+
+    def claim(self, agent_id: str) -> bool:
+        return True  # one writer at a time
+
     def batch(self, agent_id: str) -> AbstractContextManager[None]:
         return contextlib.nullcontext()
 

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, select, union_all, update
+from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, select, text, union_all, update
 
 from scratchpad_core.indexing import Document, IndexRow, Part, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
@@ -75,6 +75,8 @@ _BEHIND = (  # agents with a backlog (the background pass)
     select(f.agent_id).where(FILES_PENDING).limit(bindparam("limit")),
     select(g.agent_id).where(LOGS_PENDING).limit(bindparam("limit")),
 )
+CLAIM_KEY = 0x5C7A_0029  # "scratchpad, issue 29": the first key of the background pass's advisory locks
+_CLAIM = text(f"SELECT pg_try_advisory_xact_lock({CLAIM_KEY}, hashtext(:agent_id))")
 _MARK_FILE = update(files).where(f.id == bindparam("file_id")).values(indexed_version=bindparam("version"))
 _MARK_LOG = (
     update(logs)
@@ -294,6 +296,14 @@ class SqlSearchIndex:
 
     # --- reading ----------------------------------------------------------------------------------
 
+    def behind(self, limit: int) -> list[str]:
+        return sorted({agent for query in _BEHIND for (agent,) in run(self._c, query, {"limit": limit}).values})
+
+    def claim(self, agent_id: str) -> bool:
+        if self._c.dialect.name != "postgresql":
+            return True  # SQLite's writers take turns
+        return bool(run(self._c, _CLAIM, {"agent_id": agent_id}).scalar())
+
     def lagging(
         self, agent_id: str, limit: int = 1
     ) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
@@ -344,11 +354,6 @@ class SqlSearchIndex:
         for entry, piece in self._c.execute(_ENTRY_TEXTS, {"owner": owner, "entries": list(entries)}):
             out[entry] = out.get(entry, "") + piece
         return out
-
-
-def behind(connection: Connection, limit: int) -> list[str]:
-    """Some agents whose index has a backlog (at most `limit` of them), for the background pass."""
-    return sorted({agent for query in _BEHIND for (agent,) in run(connection, query, {"limit": limit}).values})
 
 
 def drop_agent(connection: Connection, agent_id: str) -> None:

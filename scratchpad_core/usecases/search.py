@@ -4,6 +4,7 @@ default); or, with exact=True (or regex=True), lines of the current files matchi
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 
 from ..bounds import DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
@@ -76,6 +77,17 @@ class Search(UseCaseBase):
         assert result is not None
         return result
 
+    def catch_up_index(self, limit: int = CATCH_UP_BATCH) -> int:
+        """Index up to `limit` files and logs of the agents' backlogs, a transaction an agent, skipping an agent
+        another replica's pass is at (the server's background pass, usecases.indexer); returns how many."""
+        agents = self._transact(lambda uow: uow.index.behind(limit), read_only=True)
+        done = 0
+        for agent in agents:
+            done += self._transact(functools.partial(_claimed, agent_id=agent, limit=limit - done))
+            if done >= limit:
+                break
+        return done
+
     def _lines(
         self, agent_id: str, query: str, prefix: str, max_results: int, regex: bool, case_sensitive: bool
     ) -> SearchResult:
@@ -115,6 +127,10 @@ class Search(UseCaseBase):
             return lambda line: _found(line.find(query))
         pattern = re.compile(re.escape(query), re.IGNORECASE)  # a literal: no backtracking to bound
         return lambda line: None if (match := pattern.search(line)) is None else match.start()
+
+
+def _claimed(uow: UnitOfWork, agent_id: str, limit: int) -> int:
+    return catch_up(uow, agent_id, limit) if uow.index.claim(agent_id) else 0
 
 
 def _found(index: int) -> int | None:

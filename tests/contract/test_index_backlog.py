@@ -17,6 +17,7 @@ from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.integrity import check
 from scratchpad_adapters.sql.read_only import refuse_writes
+from scratchpad_adapters.sql.search_index import CLAIM_KEY
 from scratchpad_adapters.sql.tables import LOGS_PENDING
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.limits import Limits
@@ -133,3 +134,35 @@ def test_a_search_catches_up_its_own_agents_backlog_only(store: Scratchpad, data
         engine.dispose()
     assert sorted(map(tuple, held)) == [(A, 1, 1), (B, 1, 1)]
     assert [tuple(row) for row in pending] == [(B,)]
+
+
+def test_the_background_pass_catches_every_agents_backlog_up_a_bounded_batch_at_a_time(
+    store: Scratchpad, database_url: str
+) -> None:
+    for agent in (A, B):
+        for n in range(3):
+            store.write_file(agent, f"f{n}.md", f"deploy {n} of {agent}\n")
+        store.append_log(agent, "run.log", f"deploy of {agent}")
+    assert store.catch_up_index(2) == 2  # at most the batch it is given
+    while store.catch_up_index(3):
+        pass
+    assert db_check(database_url) == (set(), False)  # no backlog left, and the index is what the rows hold
+    for agent in (A, B):
+        assert seen(store.search_files(agent, "deploy")) == oracle(store, agent)["deploy"]
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+def test_a_replicas_pass_leaves_an_agent_another_is_catching_up(store: Scratchpad, database_url: str) -> None:
+    store.write_file(A, "a.md", "deploy of a\n")
+    store.write_file(B, "b.md", "deploy of b\n")
+    engine = make_engine(database_url)
+    try:
+        with engine.connect() as other, other.begin():  # another replica's pass, at A's backlog
+            claim = text(f"SELECT pg_try_advisory_xact_lock({CLAIM_KEY}, hashtext(:agent))")
+            assert other.execute(claim, {"agent": A}).scalar() is True
+            assert store.catch_up_index() == 1  # B's file only
+            assert seen(store.search_files(A, "deploy")) == [("a.md", 1, "deploy of a")]  # a search waits for none
+        assert store.catch_up_index() == 0
+    finally:
+        engine.dispose()
+    assert db_check(database_url) == (set(), False)
