@@ -147,7 +147,7 @@ def relayout(analyzer: Analyzer, old: str, slots: Sequence[int], new: str) -> tu
     that line's rows (each old line once), so an edit re-indexes only the lines it made, wherever they are.
     None when the slots do not list old's lines (a damaged record: index the file whole)."""
     starts = line_starts(slots)
-    if len(starts) - 1 != len(split_text(old)):
+    if len(starts) - 1 != old.count("\n") + (not old.endswith("\n") if old else 0):  # split_text's lines, counted
         return None
     edit = change(old, new)
     kept: dict[str, list[Sequence[int]]] = {}

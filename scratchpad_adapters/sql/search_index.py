@@ -20,12 +20,12 @@ from scratchpad_core.words import Analyzer
 
 from . import search_terms
 from .execution import run, run_many
+from .search_batch import BATCH, DELETE_ROWS, MARK_FILE, SAVE_RECORD, Deferred
 from .tables import FILES_PENDING, LOGS_PENDING, files, logs, search_agents, search_files, search_logs, search_rows
 from .upserts import insert_ignore
 
 sa, sf, sl, sr, f, g = search_agents.c, search_files.c, search_logs.c, search_rows.c, files.c, logs.c
 
-BATCH = 500  # ids in one IN list
 FEW = 32  # rows deleted one statement each (more: IN lists)
 
 _AGENT = select(sa.id, sa.documents, sa.length, sa.common).where(sa.agent_id == bindparam("agent_id"))
@@ -38,11 +38,6 @@ _SAVE_AGENT = (
 _RECORD = select(sf.id, sf.version, sf.slots).where(sf.file_id == bindparam("file_id"))
 _SLOTS = select(sf.slots).where(sf.id == bindparam("owner"))
 _NEW_RECORD = insert(search_files).returning(sf.id)
-_SAVE_RECORD = (
-    update(search_files)
-    .where(sf.id == bindparam("owner"))
-    .values(version=bindparam("version"), slots=bindparam("slots"))
-)
 _DROP_RECORD = delete(search_files).where(sf.id == bindparam("owner"))
 _MOVE_RECORD = (
     update(search_files)
@@ -77,7 +72,6 @@ _BEHIND = (  # agents with a backlog (the background pass)
 )
 CLAIM_KEY = 0x5C7A_0029  # "scratchpad, issue 29": the first key of the background pass's advisory locks
 _CLAIM = text(f"SELECT pg_try_advisory_xact_lock({CLAIM_KEY}, hashtext(:agent_id))")
-_MARK_FILE = update(files).where(f.id == bindparam("file_id")).values(indexed_version=bindparam("version"))
 _MARK_LOG = (
     update(logs)
     .where(g.id == bindparam("the_log"))
@@ -86,7 +80,6 @@ _MARK_LOG = (
 
 
 _IDS: BindParameter[int] = bindparam("ids", expanding=True)
-_DELETE_ROWS = delete(search_rows).where(sr.id.in_(_IDS)).returning(sr.length, sr.terms)
 _DELETE_ROW = delete(search_rows).where(sr.id == bindparam("row_id")).returning(sr.length, sr.terms)
 _DELETE_ENTRIES_BELOW = (  # retention's oldest entries of a log, one statement (an append drops a few)
     delete(search_rows)
@@ -118,16 +111,15 @@ class SqlSearchIndex:
         self._terms = search_terms.of(connection)
         self._keys: dict[str, int | None] = {}  # an agent's key, once read (it never changes)
         self._markers = markers  # False: a store before migration 0011 (0008 builds the index)
-        self._batch: dict[str, tuple[int, Statistics]] | None = None  # statistics changed in a batch, not saved yet
+        self._batch: Deferred | None = None  # a catch-up's changes, written when it ends
 
     @contextlib.contextmanager
     def batch(self, agent_id: str) -> Iterator[None]:
-        """Changes whose statistics are read once and saved once, when the block ends without an error."""
-        self._batch = {}
+        """Changes written when the block ends without an error, in a few statements (search_batch)."""
+        self._batch = Deferred(self._c, self._terms)
         try:
             yield
-            for key, stats in self._batch.values():
-                self._write_statistics(key, stats)
+            self._batch.flush(self._analyzer.common, self._write_statistics)
         finally:
             self._batch = None
 
@@ -152,7 +144,7 @@ class SqlSearchIndex:
         record: FileSlots | None,
     ) -> None:
         if record is not None and start == stop and not rows:  # the rows stay: only the version (and the marker)
-            run(self._c, _SAVE_RECORD, {"owner": record.owner, "version": version, "slots": pack(record.slots)})
+            self._save_record(record.owner, version, record.slots)
             self._mark_file(file_id, version)
             return
         key, stats = self._agent(agent_id)
@@ -162,18 +154,28 @@ class SqlSearchIndex:
         else:
             owner, old = record.owner, record.slots
         kept = {abs(part) for part in rows if isinstance(part, int)}
-        removed = self._delete([abs(slot) for slot in old[start:stop] if slot and abs(slot) not in kept])
+        gone = [abs(slot) for slot in old[start:stop] if slot and abs(slot) not in kept]
         added = [part for part in rows if isinstance(part, IndexRow)]
         ids = iter(self._insert(key, owner, [(0, row) for row in added]))
         new = [
             part if isinstance(part, int) else 0 if part is None else -next(ids) if part.continued else next(ids)
             for part in rows
         ]
-        slots = pack([*old[:start], *new, *old[stop:]])
-        run(self._c, _SAVE_RECORD, {"owner": owner, "version": version, "slots": slots})
+        self._save_record(owner, version, [*old[:start], *new, *old[stop:]])
         self._mark_file(file_id, version)
-        if added or removed:
-            self._save(agent_id, key, stats.changed(self._analyzer.common, [document(r.terms) for r in added], removed))
+        documents = [document(r.terms) for r in added]
+        if self._batch is not None:  # deleted, and counted, when the batch ends
+            self._batch.removed.setdefault(agent_id, []).extend(gone)
+            self._batch.added.setdefault(agent_id, []).extend(documents)
+        elif added or gone:
+            self._save(agent_id, key, stats.changed(self._analyzer.common, documents, self._delete(gone)))
+
+    def _save_record(self, owner: int, version: int, slots: Sequence[int]) -> None:
+        values = {"owner": owner, "version": version, "slots": pack(slots)}
+        if self._batch is not None:
+            self._batch.records.append(values)
+        else:
+            run(self._c, SAVE_RECORD, values)
 
     def drop_file(self, file_id: int) -> None:
         record = self.file_slots(file_id)
@@ -192,8 +194,12 @@ class SqlSearchIndex:
         self._mark_file(to_id, version)
 
     def _mark_file(self, file_id: int, version: int) -> None:
-        if self._markers:
-            run(self._c, _MARK_FILE, {"file_id": file_id, "version": version})
+        if not self._markers:
+            return
+        if self._batch is not None:
+            self._batch.marks.append({"file_id": file_id, "version": version})
+        else:
+            run(self._c, MARK_FILE, {"file_id": file_id, "version": version})
 
     def _mark_log(self, log_id: int, first: int, last: int) -> None:
         """The log's marker: the entries first..last held (none when last < first)."""
@@ -251,18 +257,21 @@ class SqlSearchIndex:
 
     def _agent(self, agent_id: str) -> tuple[int, Statistics]:
         """The agent's key and statistics, its row locked (made on its first use)."""
-        if self._batch is not None and agent_id in self._batch:
-            return self._batch[agent_id]
+        if self._batch is not None and agent_id in self._batch.stats:
+            return self._batch.stats[agent_id]
         row = run(self._c, _LOCK_AGENT, {"agent_id": agent_id}).first()
         if row is None:
             fresh = {"agent_id": agent_id, "documents": 0, "length": 0, "common": "{}"}
             run(self._c, insert_ignore(self._c, search_agents, ["agent_id"]), fresh)
             row = run(self._c, _LOCK_AGENT, {"agent_id": agent_id}).one()
-        return row.id, Statistics(row.documents, row.length, Counter(json.loads(row.common)))
+        read = (int(row.id), Statistics(row.documents, row.length, Counter(json.loads(row.common))))
+        if self._batch is not None:
+            self._batch.stats[agent_id] = read
+        return read
 
     def _save(self, agent_id: str, key: int, stats: Statistics) -> None:
         if self._batch is not None:
-            self._batch[agent_id] = (key, stats)
+            self._batch.stats[agent_id] = (key, stats)
         else:
             self._write_statistics(key, stats)
 
@@ -278,20 +287,23 @@ class SqlSearchIndex:
                 found.extend(run(self._c, _DELETE_ROW, {"row_id": row_id}).values)
         else:
             for at in range(0, len(ids), BATCH):
-                found.extend(tuple(row) for row in self._c.execute(_DELETE_ROWS, {"ids": list(ids[at : at + BATCH])}))
+                found.extend(tuple(row) for row in self._c.execute(DELETE_ROWS, {"ids": list(ids[at : at + BATCH])}))
         return [(length, set(self._terms.decode(terms))) for length, terms in found]
 
     def _insert(self, key: int, owner: int, rows: Sequence[tuple[int, IndexRow]]) -> list[int]:
         """Insert rows (entry id, row) for an owner; returns their ids, in order."""
         if not rows:
             return []
-        ids = self._terms.new_ids(self._c, len(rows))
+        ids = self._terms.new_ids(self._c, len(rows)) if self._batch is None else self._batch.new_ids(len(rows))
         values = [
             {"id": row_id, "owner": owner, "entry": entry, "text": row.text,
              "terms": self._terms.encode(key, row.terms), "length": len(row.terms)}
             for row_id, (entry, row) in zip(ids, rows, strict=True)
         ]  # fmt: skip
-        run_many(self._c, self._terms.insert_rows, values)
+        if self._batch is not None:
+            self._batch.rows.extend(values)
+        else:
+            run_many(self._c, self._terms.insert_rows, values)
         return ids
 
     # --- reading ----------------------------------------------------------------------------------
