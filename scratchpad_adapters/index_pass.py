@@ -17,7 +17,7 @@ from scratchpad_core.service import Scratchpad
 
 log = logging.getLogger("scratchpad")
 
-BATCH = 8  # files and logs a round (a 1 MiB file indexed whole takes a good part of a second)
+BATCH = 2  # files and logs a round: a 1 MiB file indexed whole takes a good part of a second, a call waits that long
 QUIET = 0.1  # seconds with no call ended before a round
 
 
