@@ -250,11 +250,16 @@ store.close()
 
 
 def previous_release(folder: Path) -> Path | None:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS, "scratchpad_core", "scratchpad_adapters",
+    return release_from_history(PREVIOUS, folder)
+
+
+def release_from_history(release: str, folder: Path) -> Path | None:
+    """The packages of `release` (a commit) unpacked into `folder`; None where git history does not have it."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", release, "scratchpad_core", "scratchpad_adapters",
                               "scratchpad_mcp", "alembic", "bench"], capture_output=True, check=False)  # fmt: skip
     if archive.returncode != 0:
         return None
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
     return folder
 
