@@ -238,7 +238,7 @@ def timed(step, n):
         started = time.perf_counter(); step(i); times.append(time.perf_counter() - started)
     return statistics.median(times) * 1000
 def write(i): store.write_file("w", "small.md", kib(i + 100_000))
-words = " ".join(markdown_file(8, seed=17).split("\n")[1:])
+words = " ".join(markdown_file(8, seed=17).split("\\n")[1:])
 def append(i): store.append_log("w", "actions.log", f"[{i + 100_000:06d}] {words}"[:200].ljust(200, "."))
 state = {"text": lines[500]}
 def edit(i):
