@@ -199,8 +199,9 @@ class SearchReader(Protocol):
     def postings(self, agent_id: str, term: str) -> list[Posting]:
         """Every document of the agent holding the term."""
 
-    def owners(self, agent_id: str) -> dict[int, str]:
-        """The path of each owner of the agent's rows (a file's record, or minus a log's id)."""
+    def owners(self, agent_id: str, owners: Sequence[int]) -> dict[int, tuple[str, int]]:
+        """The path and last write (ms; 0 for a log) of each of these owners of the agent's rows (a file's record,
+        or minus a log's id) that is a live file's or log's; the others are left out."""
 
     def owner_slots(self, owner: int) -> Sequence[int]:
         """A file record's slots, by its owner id."""

@@ -180,12 +180,18 @@ class MemorySearchIndex:
             for row_id, tf in index.postings.get(term, {}).items()
         ]
 
-    def owners(self, agent_id: str) -> dict[int, str]:
+    def owners(self, agent_id: str, owners: Sequence[int]) -> dict[int, tuple[str, int]]:
         t = self._tx.tables
-        found = {r.owner: t.files[file_id].path for file_id, r in t.search.files.items() if r.agent_id == agent_id}
-        for log_id, (agent, _, _) in t.search.logs.items():
-            if agent == agent_id:
-                found[-log_id] = t.logs[log_id].path
+        found: dict[int, tuple[str, int]] = {}
+        for owner in owners:
+            if owner < 0:
+                log = t.logs.by_id.get(-owner)
+                if log is not None and log.agent_id == agent_id and log.entries > 0:
+                    found[owner] = (log.path, 0)
+                continue
+            head = t.files.by_id.get(t.search.owners.get(owner, 0))
+            if head is not None and head.agent_id == agent_id and head.current_version > 0:
+                found[owner] = (head.path, head.updated_at)
         return found
 
     def owner_slots(self, owner: int) -> Sequence[int]:

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, select, text, union_all, update
+from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, literal, select, text, update
 
 from scratchpad_core.indexing import Document, IndexRow, Part, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
@@ -54,11 +54,14 @@ _SAVE_LOG = (
     .values(first_entry=bindparam("first"), last_entry=bindparam("last"))
 )
 _DROP_LOG = delete(search_logs).where(sl.log_id == bindparam("log_id"))
-_OWNERS = union_all(
-    select(sf.id, f.path)
+_IDS: BindParameter[int] = bindparam("ids", expanding=True)
+_FILE_OWNERS = (  # the owners a search found documents of: their files' paths and last writes
+    select(sf.id, f.path, f.updated_at)
     .select_from(search_files.join(files, f.id == sf.file_id))
-    .where(sf.agent_id == bindparam("agent_id")),
-    select(-g.id, g.path).where(g.agent_id == bindparam("agent_id"), g.entries > 0),
+    .where(sf.agent_id == bindparam("agent_id"), f.current_version > 0, sf.id.in_(_IDS))
+)
+_LOG_OWNERS = select(-g.id, g.path, literal(0)).where(
+    g.agent_id == bindparam("agent_id"), g.entries > 0, g.id.in_(_IDS)
 )
 _LAGGING_FILES = (  # the partial index ix_files_unindexed: its cost is the backlog's
     select(f.id, f.path).where(f.agent_id == bindparam("agent_id"), FILES_PENDING).limit(bindparam("limit"))
@@ -79,7 +82,6 @@ _MARK_LOG = (
 )
 
 
-_IDS: BindParameter[int] = bindparam("ids", expanding=True)
 _DELETE_ROW = delete(search_rows).where(sr.id == bindparam("row_id")).returning(sr.length, sr.terms)
 _DELETE_ENTRIES_BELOW = (  # retention's oldest entries of a log, one statement (an append drops a few)
     delete(search_rows)
@@ -346,8 +348,15 @@ class SqlSearchIndex:
             return []
         return [tuple(row) for row in self._terms.postings(self._c, self._terms.scoped(key, term))]
 
-    def owners(self, agent_id: str) -> dict[int, str]:
-        return dict(run(self._c, _OWNERS, {"agent_id": agent_id}).values)
+    def owners(self, agent_id: str, owners: Sequence[int]) -> dict[int, tuple[str, int]]:
+        files_of = [o for o in owners if o > 0]
+        logs_of = [-o for o in owners if o < 0]
+        found: dict[int, tuple[str, int]] = {}
+        for statement, ids in ((_FILE_OWNERS, files_of), (_LOG_OWNERS, logs_of)):
+            if ids:
+                rows = self._c.execute(statement, {"agent_id": agent_id, "ids": ids})
+                found.update((owner, (path, updated_at)) for owner, path, updated_at in rows)
+        return found
 
     def owner_slots(self, owner: int) -> Sequence[int]:
         blob = run(self._c, _SLOTS, {"owner": owner}).scalar()

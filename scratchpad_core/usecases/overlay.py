@@ -26,6 +26,7 @@ PENDING_AT_MOST = 1_000_000  # the backlog an overlay reads (every one an agent 
 @dataclass
 class _Owner:
     path: str
+    updated_at: int = 0  # a file's last write (0: a log)
     slots: list[int] = field(default_factory=list)  # a new file's; empty for a log
 
 
@@ -74,7 +75,7 @@ class OverlayIndex:
         if version is None:
             return
         owner = self._new_id()
-        slots = self._owners.setdefault(owner, _Owner(head.path)).slots
+        slots = self._owners.setdefault(owner, _Owner(head.path, head.updated_at)).slots
         for row in rows_of_lines(self.analyzer, split_text(version.content)):
             slots.append(0 if row is None else self._add(owner, 0, row, -1 if row.continued else 1))
 
@@ -139,9 +140,9 @@ class OverlayIndex:
         live = self._live.get(owner)
         return live is None or live[0] <= entry <= live[1]
 
-    def owners(self, agent_id: str) -> dict[int, str]:
-        found = {o: p for o, p in self._stored.owners(agent_id).items() if o not in self._hidden}
-        return found | {owner: made.path for owner, made in self._owners.items()}
+    def owners(self, agent_id: str, owners: Sequence[int]) -> dict[int, tuple[str, int]]:
+        found = self._stored.owners(agent_id, [o for o in owners if o not in self._hidden and o not in self._owners])
+        return found | {o: (self._owners[o].path, self._owners[o].updated_at) for o in owners if o in self._owners}
 
     def owner_slots(self, owner: int) -> Sequence[int]:
         return self._owners[owner].slots if owner >= FIRST_ID else self._stored.owner_slots(owner)

@@ -15,7 +15,7 @@ from ..ports import Matcher, UnitOfWork
 from ..results import SearchMatch, SearchResult
 from ..text import around, split_keepends
 from .base import UseCaseBase
-from .expiry import expired_paths
+from .expiry import expired_paths, visible
 from .indexer import CATCH_UP_BATCH, catch_up
 from .overlay import OverlayIndex
 from .passages import word_search
@@ -62,9 +62,8 @@ class Search(UseCaseBase):
             if writes and uow.index.lagging(agent_id) != ([], []):
                 return None
             index = OverlayIndex.of(uow, agent_id) if not writes else None  # (then the backlog was empty)
-            return word_search(
-                index or uow.index, agent_id, terms, prefix, max_results, expired_paths(uow, agent_id, self._clock())
-            )
+            shown = visible(uow, agent_id, self._clock())  # an expired file is not there to find
+            return word_search(index or uow.index, agent_id, terms, prefix, max_results, shown)
 
         writes = self._writes_index
         result = self._transact(work, read_only=True)
