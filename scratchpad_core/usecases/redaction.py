@@ -87,9 +87,18 @@ class Redaction(FileWrites):
                     changed[old.version] = content
             if not changed:
                 raise NotFound(f"nothing to redact: {missing}; nothing was changed.")
+
+            # Indexed here, not left to a catch-up: it would re-index from the redacted text the index does not hold;
+            # before the agent's counters (one lock order: the file, the index's statistics, the counters).
+            def index(number: int) -> None:
+                refresh_file(uow, agent_id, record.id, number, held)
+
             made = None
             if record.current_version in changed:  # a new version, so that readers catching up see the change
-                made = self._commit(uow, agent_id, path, changed[record.current_version], record.current_version, by)
+                current = changed[record.current_version]
+                made = self._commit(uow, agent_id, path, current, record.current_version, by, indexed=index)
+            else:
+                index(record.current_version)
             grown = 0
             for number, redacted in changed.items():
                 kept = uow.files.get_version(record.id, number)
@@ -98,8 +107,6 @@ class Redaction(FileWrites):
                 replaced = Version.of(number, redacted, kept.created_at, kept.by)
                 uow.files.replace_content(record.id, replaced)
                 grown += replaced.bytes - kept.bytes
-            # Indexed here, not left to a catch-up: it would re-index from the redacted text the index does not hold.
-            refresh_file(uow, agent_id, record.id, record.current_version if made is None else made.version, held)
             uow.summaries.drop(record.id)  # a summary of a redacted version must not outlive it
             uow.requests.forget_holding(agent_id, forget)  # nor a reply kept for a repeat (a snippet of it)
             self._count(uow, agent_id, UsageDelta(bytes=grown, operations=0))

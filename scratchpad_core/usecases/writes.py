@@ -222,9 +222,11 @@ class FileWrites(UseCaseBase):
         saved: int = 0,
         *,
         create: bool = False,
+        indexed: Callable[[int], None] | None = None,
     ) -> Committed:
         """Make `content` the file's next version, unless it equals the current one. The index is not touched:
-        the row's new version puts the file in the agent's backlog (usecases.indexer)."""
+        the row's new version puts the file in the agent's backlog (usecases.indexer), unless the caller indexes
+        it (`indexed`, given the new number before the agent's counters change: one lock order)."""
         head = Version.of(0, content, self._clock(), actor)
         outcome = uow.files.advance(agent_id, path, head, expected)
         if isinstance(outcome, NotAdvanced) and outcome.reason == "missing" and create:
@@ -240,6 +242,8 @@ class FileWrites(UseCaseBase):
             return Committed(outcome.current_version, 0, unchanged=True)
         number = outcome.version
         uow.files.add_version(outcome.file_id, dataclasses.replace(head, version=number))
+        if indexed is not None:
+            indexed(number)
         _, freed = uow.files.prune(outcome.file_id, number - self.limits.max_versions + 1)
         delta = UsageDelta(files=int(outcome.created), bytes=head.bytes - freed, bytes_saved=saved)
         self._count(uow, agent_id, delta)

@@ -166,3 +166,22 @@ def test_a_replicas_pass_leaves_an_agent_another_is_catching_up(store: Scratchpa
     finally:
         engine.dispose()
     assert db_check(database_url) == (set(), False)
+
+
+@pytest.mark.parametrize("current_holds_it", [True, False])
+def test_a_redaction_while_the_index_lags_leaves_no_trace_of_the_text(
+    store: Scratchpad, database_url: str, current_holds_it: bool
+) -> None:
+    """The index still reflects version 1 (a backlog) when versions holding the text are redacted in place: the
+    redaction indexes the file from the text the index held, so neither a search nor a later catch-up (which
+    would diff from the redacted version) keeps the words."""
+    store.write_file(A, "keys.md", "intro\nthe password is hunter2 today\noutro\n")
+    assert [m.path for m in store.search_files(A, "hunter2").matches] == ["keys.md"]
+    second = "intro\nthe password is hunter2 today\nmore\noutro\n" if current_holds_it else "intro\nnothing\noutro\n"
+    store.write_file(A, "keys.md", second)  # in the backlog
+    store.redact_text(A, "keys.md", "hunter2", by="ops")
+    assert store.search_files(A, "hunter2").matches == []
+    store.write_file(A, "keys.md", "intro\nfinal words\noutro\n")  # a catch-up from here must stay right
+    assert [m.path for m in store.search_files(A, "final").matches] == ["keys.md"]
+    assert store.search_files(A, "hunter2").matches == []
+    assert db_check(database_url) == (set(), False)
