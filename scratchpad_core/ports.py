@@ -253,7 +253,8 @@ class SearchIndex(SearchReader, Protocol):
         self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]], *, below: int = 0
     ) -> None:
         """Index entries (id, rows) after the last one indexed; with `below`, the rows of entries below it (that
-        retention dropped in this transaction) go in the same change."""
+        retention dropped in this transaction) go in the same change. No entries: the log's marker is set to what
+        its record holds (an earlier release indexed them)."""
 
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
         """Delete the log's rows of entries below `below` (None: all of them, and its record)."""

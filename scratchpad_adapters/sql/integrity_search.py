@@ -4,9 +4,10 @@ Read in the check's snapshot, a file (or log) at a time, with the store's own ru
 the analyzer of scratchpad_adapters.stemming): each live file's index record is at its current version and its
 rows, in slot order, are its lines; each live log's record covers its live entries and its rows are their
 text; each row's terms are its text's; no row or record belongs to nothing; each agent's statistics are a
-recount of its rows. Each file and log row's marker says what its index record holds (search-marker: a marker
-that lies hides a change from every search, or re-indexes for nothing); a row whose marker says the index is
-behind is in the backlog, which the next search catches up: `backlog_note` counts it, no violation.
+recount of its rows. A file or log row whose marker says the index holds its content while the index record does
+not is a fault (search-marker: no search would catch it up); a row whose marker says the index is behind is in
+the backlog, which the next search catches up: `backlog_note` counts it, no violation (also when an earlier
+release indexed the write but left the marker: the catch-up then only sets it).
 """
 
 from __future__ import annotations
@@ -137,14 +138,13 @@ def _files(connection: Connection, agent: str | None, recount: dict[str, Statist
         .where(scoped(f.agent_id, agent), (f.current_version > 0) | sf.id.is_not(None))
     )  # (a deleted file's record: an earlier release deleted it, and the backlog drops it)
     for row in _pages(connection, query, f.id):
-        held = 0 if row.owner is None else row.version
-        if row.indexed_version != held:
+        held, live = 0 if row.owner is None else row.version, max(row.current_version, 0)
+        if row.indexed_version == live and held != live:  # it says "nothing to do": no search would catch it up
             yield Violation("search-marker", row.agent_id, row.path,
-                            f"the row says the index holds version {row.indexed_version}, its record holds "
-                            f"{f'version {held}' if held else 'nothing'} (the file is at {row.current_version}). "
-                            + REBUILD)  # fmt: skip
-        if held != row.current_version:  # the backlog (backlog_note), or the lie just told
-            if row.owner is not None:
+                            f"the row says the index holds {f'version {live}' if live else 'nothing'}, its record "
+                            f"holds {f'version {held}' if held else 'nothing'}. " + REBUILD)  # fmt: skip
+        if held != live or row.indexed_version != live:  # the backlog (backlog_note), or the lie just told
+            if row.owner is not None:  # (an earlier release indexes a write but leaves its marker: a backlog)
                 _count(recount, row.agent_id, _rows(connection, row.owner))
             continue
         stored = _rows(connection, row.owner)
@@ -188,16 +188,14 @@ def _logs(connection: Connection, agent: str | None, recount: dict[str, Statisti
     )
     for log in _pages(connection, query, g.id):
         first = log.last_entry_id - log.entries + 1
-        held = 0 if log.first_entry is None else max(0, log.last_entry - log.first_entry + 1)
-        if (log.indexed_last, log.indexed_entries) != (log.last_entry if held else 0, held):
-            yield Violation(
-                "search-marker",
-                log.agent_id,
-                log.path,
-                f"the row says the index holds {log.indexed_entries} entries up to {log.indexed_last}, "
-                f"its record holds {held} (the log keeps {first}..{log.last_entry_id}). " + REBUILD,
-            )
-        if (log.first_entry, log.last_entry) != (first, log.last_entry_id):  # the backlog, or the lie just told
+        says_live = log.indexed_entries == log.entries and log.indexed_last == log.last_entry_id
+        holds_live = (log.first_entry, log.last_entry) == (first, log.last_entry_id)
+        if says_live and not holds_live:  # no search would catch it up
+            record = "nothing" if log.first_entry is None else f"entries {log.first_entry}..{log.last_entry}"
+            yield Violation("search-marker", log.agent_id, log.path,
+                            f"the row says the index holds its entries {first}..{log.last_entry_id}, its record "
+                            f"holds {record}. " + REBUILD)  # fmt: skip
+        if not (says_live and holds_live):  # the backlog, or the lie just told
             if log.first_entry is not None:
                 _count(recount, log.agent_id, _rows(connection, -log.id))
             continue

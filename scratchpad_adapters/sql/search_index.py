@@ -216,10 +216,11 @@ class SqlSearchIndex:
     def add_entries(
         self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]], *, below: int = 0
     ) -> None:
-        if not entries:
+        indexed = self.log_entries(log_id)
+        if not entries:  # the marker only: what the record holds
+            self._mark_log(log_id, *(indexed or (1, 0)))
             return
         key, stats = self._agent(agent_id)
-        indexed = self.log_entries(log_id)
         last = entries[-1][0]
         removed: list[Document] = []
         if indexed is None:

@@ -87,6 +87,8 @@ def index_log(index: SearchIndex, logs: LogRepository, agent_id: str, log_id: in
     if indexed is not None and indexed[0] < first:
         index.drop_entries(log_id, below=first)
     after = first - 1 if indexed is None else indexed[1]
+    if after >= last:
+        index.add_entries(agent_id, log_id, [])  # nothing to add (an earlier release indexed it): the marker
     while after < last:
         page = logs.entries(log_id, after, ENTRY_PAGE)
         if not page:

@@ -110,7 +110,8 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
     "search-entry": ([f"UPDATE search_rows SET text = 'tw0' WHERE owner = -{NOTES} AND entry = 2"], {"search-entry"}),
     # the index's record behind its file while the row's marker says it is not: no search would catch it up
     "search-marker": ([f"UPDATE search_files SET version = version - 1 WHERE file_id = {A}"], {"search-marker"}),
-    "search-marker-log": ([f"UPDATE logs SET indexed_last = indexed_last + 1 WHERE id = {NOTES}"], {"search-marker"}),
+    "search-marker-log": ([f"UPDATE search_logs SET last_entry = last_entry - 1 WHERE log_id = {NOTES}"],
+                          {"search-marker"}),
     "search-counters": (["UPDATE search_agents SET documents = documents + 1 WHERE agent_id = 'alice'"],
                         {"search-counters"}),
     "orphan-search-rows": (["INSERT INTO search_rows (owner, entry, text, terms, length) VALUES (99999, 0, '', '', 0)"],
@@ -259,7 +260,10 @@ def test_a_backlog_is_a_note_and_a_lying_marker_is_named_with_its_repair(filled:
     report = run_check(filled)
     assert set(report.counts) == {"search-marker"}, list(report.lines())
     (line,) = [line for line in report.lines() if line.startswith("search-marker: ")]
-    assert line.startswith("search-marker: agent 'alice', a.md: the row says the index holds version 6, its record")
+    assert line.startswith(
+        "search-marker: agent 'alice', a.md: the row says the index holds version 6, its record "
+        "holds version 5. Set the markers from the index records"
+    )
     inject(filled, ["UPDATE" + part.rstrip("; ") for part in line.split("UPDATE")[1:]])  # its two statements
     report = run_check(filled)  # the repair the line names: the markers from the records, a.md back in the backlog
     assert report.ok and [n[: len(backlog)] for n in report.notes] == [backlog], list(report.lines())
