@@ -299,9 +299,10 @@ def writes_rows(postgres: str, calls: int, rounds: int) -> list[list[str]]:
 
 
 @contextlib.asynccontextmanager
-async def stdio_server(code: Path, db: Path) -> AsyncIterator[ClientSession]:
-    """The release in `code` as a server over stdio on a SQLite file, initialized."""
+async def stdio_server(code: Path, db: Path, **settings: str) -> AsyncIterator[ClientSession]:
+    """The release in `code` as a server over stdio on a SQLite file (and these settings), initialized."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCRATCHPAD_")} | {"SCRATCHPAD_DB_PATH": str(db)}
+    env |= settings
     params = StdioServerParameters(command=sys.executable, args=["-m", "scratchpad_mcp"], env=env, cwd=code)
     with (db.parent / "servers.stderr").open("a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
