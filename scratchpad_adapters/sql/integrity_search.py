@@ -23,7 +23,7 @@ from scratchpad_core.indexing import MAX_TF, Statistics, rows_of, rows_of_lines,
 
 from ..stemming import default_analyzer
 from .integrity_rules import Violation, scoped
-from .search_index import unpack
+from .search_reads import unpack
 from .search_terms import VOCAB
 from .search_terms import of as terms_of
 from .tables import (

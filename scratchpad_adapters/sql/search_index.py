@@ -1,42 +1,41 @@
 """The word-search index on SQL (scratchpad_core.ports.SearchIndex): rows, records and statistics in tables,
 terms in each database's own full-text engine (search_terms has what differs: FTS5 on SQLite, tsvector + GIN
-on PostgreSQL). Ranking is the core's (scratchpad_core.ranking): this module finds documents, it ranks none.
+on PostgreSQL), and each file's and log's marker of what the index holds of it. This module changes the index
+(a catch-up's changes a batch at a time: search_batch); search_reads reads it. Ranking is the core's
+(scratchpad_core.ranking): nothing here ranks.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-from array import array
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import BindParameter, Connection, bindparam, delete, insert, literal, select, text, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 
 from scratchpad_core.indexing import Document, IndexRow, Part, Statistics, document
-from scratchpad_core.model import FileSlots, Posting
+from scratchpad_core.model import FileSlots
 from scratchpad_core.words import Analyzer
 
-from . import search_terms
 from .execution import run, run_many
 from .search_batch import BATCH, DELETE_ROWS, MARK_FILE, SAVE_RECORD, Deferred
-from .tables import FILES_PENDING, LOGS_PENDING, files, logs, search_agents, search_files, search_logs, search_rows
+from .search_reads import AGENT, SqlSearchReads, pack, unpack
+from .tables import files, logs, search_agents, search_files, search_logs, search_rows
 from .upserts import insert_ignore
 
 sa, sf, sl, sr, f, g = search_agents.c, search_files.c, search_logs.c, search_rows.c, files.c, logs.c
 
 FEW = 32  # rows deleted one statement each (more: IN lists)
 
-_AGENT = select(sa.id, sa.documents, sa.length, sa.common).where(sa.agent_id == bindparam("agent_id"))
-_LOCK_AGENT = _AGENT.with_for_update()
+_LOCK_AGENT = AGENT.with_for_update()
 _SAVE_AGENT = (
     update(search_agents)
     .where(sa.id == bindparam("key"))
     .values(documents=bindparam("documents"), length=bindparam("length"), common=bindparam("common"))
 )
 _RECORD = select(sf.id, sf.version, sf.slots).where(sf.file_id == bindparam("file_id"))
-_SLOTS = select(sf.slots).where(sf.id == bindparam("owner"))
 _NEW_RECORD = insert(search_files).returning(sf.id)
 _DROP_RECORD = delete(search_files).where(sf.id == bindparam("owner"))
 _MOVE_RECORD = (
@@ -54,27 +53,6 @@ _SAVE_LOG = (
     .values(first_entry=bindparam("first"), last_entry=bindparam("last"))
 )
 _DROP_LOG = delete(search_logs).where(sl.log_id == bindparam("log_id"))
-_IDS: BindParameter[int] = bindparam("ids", expanding=True)
-_FILE_OWNERS = (  # the owners a search found documents of: their files' paths and last writes
-    select(sf.id, f.path, f.updated_at)
-    .select_from(search_files.join(files, f.id == sf.file_id))
-    .where(sf.agent_id == bindparam("agent_id"), f.current_version > 0, sf.id.in_(_IDS))
-)
-_LOG_OWNERS = select(-g.id, g.path, literal(0)).where(
-    g.agent_id == bindparam("agent_id"), g.entries > 0, g.id.in_(_IDS)
-)
-_LAGGING_FILES = (  # the partial index ix_files_unindexed: its cost is the backlog's
-    select(f.id, f.path).where(f.agent_id == bindparam("agent_id"), FILES_PENDING).limit(bindparam("limit"))
-)
-_LAGGING_LOGS = (  # ix_logs_unindexed
-    select(g.id, g.path).where(g.agent_id == bindparam("agent_id"), LOGS_PENDING).limit(bindparam("limit"))
-)
-_BEHIND = (  # agents with a backlog (the background pass)
-    select(f.agent_id).where(FILES_PENDING).limit(bindparam("limit")),
-    select(g.agent_id).where(LOGS_PENDING).limit(bindparam("limit")),
-)
-CLAIM_KEY = 0x5C7A_0029  # "scratchpad, issue 29": the first key of the background pass's advisory locks
-_CLAIM = text(f"SELECT pg_try_advisory_xact_lock({CLAIM_KEY}, hashtext(:agent_id))")
 _MARK_LOG = (
     update(logs)
     .where(g.id == bindparam("the_log"))
@@ -88,30 +66,11 @@ _DELETE_ENTRIES_BELOW = (  # retention's oldest entries of a log, one statement 
     .where(sr.owner == bindparam("owner"), sr.entry < bindparam("below"))
     .returning(sr.length, sr.terms)
 )
-_TEXTS = select(sr.id, sr.text).where(sr.id.in_(_IDS))
-_ENTRY_TEXTS = (
-    select(sr.entry, sr.text)
-    .where(sr.owner == bindparam("owner"), sr.entry.in_(bindparam("entries", expanding=True)))
-    .order_by(sr.entry, sr.id)
-)
 
 
-def pack(slots: Sequence[int]) -> bytes:
-    return array("q", slots).tobytes()
-
-
-def unpack(blob: bytes) -> tuple[int, ...]:
-    slots = array("q")
-    slots.frombytes(blob)
-    return tuple(slots)
-
-
-class SqlSearchIndex:
+class SqlSearchIndex(SqlSearchReads):
     def __init__(self, connection: Connection, analyzer: Analyzer, *, markers: bool = True) -> None:
-        self._c = connection
-        self._analyzer = analyzer
-        self._terms = search_terms.of(connection)
-        self._keys: dict[str, int | None] = {}  # an agent's key, once read (it never changes)
+        super().__init__(connection, analyzer)
         self._markers = markers  # False: a store before migration 0011 (0008 builds the index)
         self._batch: Deferred | None = None  # a catch-up's changes, written when it ends
 
@@ -124,12 +83,6 @@ class SqlSearchIndex:
             self._batch.flush(self._analyzer.common, self._write_statistics)
         finally:
             self._batch = None
-
-    @property
-    def analyzer(self) -> Analyzer:
-        return self._analyzer
-
-    # --- writing ---------------------------------------------------------------------------------
 
     def file_slots(self, file_id: int) -> FileSlots | None:
         row = run(self._c, _RECORD, {"file_id": file_id}).first()
@@ -308,74 +261,6 @@ class SqlSearchIndex:
         else:
             run_many(self._c, self._terms.insert_rows, values)
         return ids
-
-    # --- reading ----------------------------------------------------------------------------------
-
-    def behind(self, limit: int) -> list[str]:
-        return sorted({agent for query in _BEHIND for (agent,) in run(self._c, query, {"limit": limit}).values})
-
-    def claim(self, agent_id: str) -> bool:
-        if self._c.dialect.name != "postgresql":
-            return True  # SQLite's writers take turns
-        return bool(run(self._c, _CLAIM, {"agent_id": agent_id}).scalar())
-
-    def lagging(
-        self, agent_id: str, limit: int = 1
-    ) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
-        params = {"agent_id": agent_id, "limit": limit}
-        return (
-            [(i, p) for i, p in run(self._c, _LAGGING_FILES, params).values],
-            [(i, p) for i, p in run(self._c, _LAGGING_LOGS, params).values],
-        )
-
-    def statistics(self, agent_id: str) -> Statistics:
-        row = run(self._c, _AGENT, {"agent_id": agent_id}).first()
-        self._keys[agent_id] = None if row is None else int(row.id)
-        return Statistics() if row is None else Statistics(row.documents, row.length, Counter(json.loads(row.common)))
-
-    def _key(self, agent_id: str) -> int | None:
-        if agent_id not in self._keys:
-            row = run(self._c, _AGENT, {"agent_id": agent_id}).first()
-            self._keys[agent_id] = None if row is None else int(row.id)
-        return self._keys[agent_id]
-
-    def frequency(self, agent_id: str, term: str) -> int:
-        key = self._key(agent_id)
-        return 0 if key is None else self._terms.frequency(self._c, self._terms.scoped(key, term))
-
-    def postings(self, agent_id: str, term: str) -> list[Posting]:
-        key = self._key(agent_id)
-        if key is None:
-            return []
-        return [tuple(row) for row in self._terms.postings(self._c, self._terms.scoped(key, term))]
-
-    def owners(self, agent_id: str, owners: Sequence[int]) -> dict[int, tuple[str, int]]:
-        files_of = [o for o in owners if o > 0]
-        logs_of = [-o for o in owners if o < 0]
-        found: dict[int, tuple[str, int]] = {}
-        for statement, ids in ((_FILE_OWNERS, files_of), (_LOG_OWNERS, logs_of)):
-            if ids:
-                rows = self._c.execute(statement, {"agent_id": agent_id, "ids": ids})
-                found.update((owner, (path, updated_at)) for owner, path, updated_at in rows)
-        return found
-
-    def owner_slots(self, owner: int) -> Sequence[int]:
-        blob = run(self._c, _SLOTS, {"owner": owner}).scalar()
-        return () if blob is None else unpack(blob)
-
-    def texts(self, row_ids: Sequence[int]) -> dict[int, str]:
-        out: dict[int, str] = {}
-        for at in range(0, len(row_ids), BATCH):
-            out.update(
-                (row_id, text) for row_id, text in self._c.execute(_TEXTS, {"ids": list(row_ids[at : at + BATCH])})
-            )
-        return out
-
-    def entry_texts(self, owner: int, entries: Sequence[int]) -> dict[int, str]:
-        out: dict[int, str] = {}
-        for entry, piece in self._c.execute(_ENTRY_TEXTS, {"owner": owner, "entries": list(entries)}):
-            out[entry] = out.get(entry, "") + piece
-        return out
 
 
 def drop_agent(connection: Connection, agent_id: str) -> None:

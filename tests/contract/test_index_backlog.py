@@ -17,7 +17,7 @@ from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.integrity import check
 from scratchpad_adapters.sql.read_only import refuse_writes
-from scratchpad_adapters.sql.search_index import CLAIM_KEY
+from scratchpad_adapters.sql.search_reads import CLAIM_KEY
 from scratchpad_adapters.sql.tables import LOGS_PENDING
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.limits import Limits
