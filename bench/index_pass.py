@@ -30,9 +30,11 @@ from scratchpad_adapters import open_store
 AGENT = "large"
 
 
-async def edits(session: ClientSession, first: dict[str, str], text: Text) -> None:
+async def edits(session: ClientSession, first: dict[str, str], burst: int) -> None:
+    """A one-line edit of each file; the new lines hold no word of the questions (which would change what they
+    find, and so what they cost: a question whose rare words are in no document reads its frequent ones)."""
     for path, line in first.items():
-        new = text.line()
+        new = f"edit number {burst} of this file"
         arguments = {"agent_id": AGENT, "path": path, "old_str": line, "new_str": new}
         result = await session.call_tool("edit_file", arguments)
         assert not result.is_error, result
@@ -57,9 +59,9 @@ async def measure(db: Path, first: dict[str, str], pause: float, rounds: int) ->
         for n in range(rounds):
             await search_ms(session, queries[n])  # one question a round, in each regime; asked once first: the
             times["no backlog"].append(await search_ms(session, queries[n]))  # first asking reads it from disk
-            await edits(session, first, text)
+            await edits(session, first, 2 * n)
             times["right after the burst"].append(await search_ms(session, queries[n]))
-            await edits(session, first, text)
+            await edits(session, first, 2 * n + 1)
             await anyio.sleep(pause)
             times[f"after a {pause:g} s pause"].append(await search_ms(session, queries[n]))
     print({name: [round(ms, 1) for ms in found] for name, found in times.items()}, file=sys.stderr)
