@@ -23,8 +23,7 @@ from pathlib import Path
 import anyio
 from mcp import ClientSession
 
-from bench.common import markdown_table
-from bench.search_scale import LIMITS, ROOT, Text, fill, stdio_server
+from bench.common import ROOT, SCALE_LIMITS, Text, fill, markdown_table, stdio_server
 from scratchpad_adapters import open_store
 
 AGENT = "large"
@@ -52,8 +51,9 @@ async def measure(db: Path, first: dict[str, str], pause: float, rounds: int) ->
     text = Text(seed=21)
     queries = [text.question() for _ in range(rounds)]
     times: dict[str, list[float]] = {"no backlog": [], "right after the burst": [], f"after a {pause:g} s pause": []}
-    limits = {"SCRATCHPAD_QUOTA_BYTES": str(LIMITS.quota_bytes), "SCRATCHPAD_QUOTA_FILES": str(LIMITS.quota_files),
-              "SCRATCHPAD_MAX_VERSIONS": str(LIMITS.max_versions), "SCRATCHPAD_INDEX_EVERY": "1"}  # fmt: skip
+    scale = SCALE_LIMITS
+    limits = {"SCRATCHPAD_QUOTA_BYTES": str(scale.quota_bytes), "SCRATCHPAD_QUOTA_FILES": str(scale.quota_files),
+              "SCRATCHPAD_MAX_VERSIONS": str(scale.max_versions), "SCRATCHPAD_INDEX_EVERY": "1"}  # fmt: skip
     async with stdio_server(ROOT, db, **limits) as session:
         await search_ms(session, "warm up")  # the server's first search loads what searches use
         for n in range(rounds):
@@ -76,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         db = Path(folder) / "pass.db"
-        with open_store(f"sqlite:///{db}", limits=LIMITS) as store:
+        with open_store(f"sqlite:///{db}", limits=SCALE_LIMITS) as store:
             fill(store, AGENT, args.files, 100 * 1024, Text(), f"{args.files} files")
             store.search_files(AGENT, "warm")  # indexed once
             first = {

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import json
 import os
 import random
@@ -38,61 +37,31 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession
 
-from bench.common import create_database, drop_database, markdown_file, markdown_table
+from bench.common import (
+    ROOT,
+    SCALE_LIMITS,
+    Text,
+    create_database,
+    drop_database,
+    fill,
+    markdown_file,
+    markdown_table,
+    release_from_history,
+    stdio_server,
+)
 from scratchpad_adapters import open_store
-from scratchpad_core.limits import MIB, Limits
 from scratchpad_core.service import Scratchpad
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 PREVIOUS = "a42ecc5"  # the release before the index (issue 22)
-ROOT = Path(__file__).resolve().parents[1]
-VOCABULARY = 30_000
-LIMITS = Limits(quota_bytes=400 * MIB, quota_files=2000, max_versions=3)  # the edits keep versions
-COMMON = ["the", "a", "to", "of", "and", "in", "is", "it", "that", "was", "for", "on", "we", "did", "when", "what"]
-
-
-class Text:
-    """Lines of Zipf-distributed pseudo-words, the same for a seed."""
-
-    def __init__(self, seed: int = 5) -> None:
-        self.rng = random.Random(seed)
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        words: set[str] = set()
-        while len(words) < VOCABULARY:
-            words.add("".join(self.rng.choice(letters) for _ in range(self.rng.randint(3, 10))))
-        self.words = sorted(words)
-        self.rng.shuffle(self.words)
-        weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
-        self.mixed = [*COMMON, *self.words]
-        self.cumulative = list(itertools.accumulate([0.4] * len(COMMON) + weights))  # ~40% common words
-
-    def line(self) -> str:
-        out: list[str] = []
-        while sum(len(w) + 1 for w in out) < 80:
-            out.extend(self.rng.choices(self.mixed, cum_weights=self.cumulative, k=4))
-        return " ".join(out)
-
-    def file(self, size: int) -> str:
-        lines: list[str] = []
-        total = 0
-        while total < size:
-            line = self.line()
-            lines.append(line)
-            total += len(line) + 1
-        return "\n".join(lines) + "\n"
-
-    def question(self) -> str:
-        """Two common English words, two frequent and two rare words of the store."""
-        frequent = self.rng.choices(self.words[:300], k=2)
-        rare = self.rng.choices(self.words[300:20_000], k=2)
-        return " ".join([*self.rng.sample(COMMON, 2), *frequent, *rare]) + "?"
+LIMITS = SCALE_LIMITS
 
 
 BURST = 1000  # writes in a burst
@@ -165,14 +134,6 @@ def database(kind: str, postgres: str, keep: Path | None = None) -> Iterator[str
             yield url
         finally:
             drop_database(postgres, url)
-
-
-def fill(store: Scratchpad, agent: str, files: int, size: int, text: Text, say: str) -> None:
-    started = time.perf_counter()
-    for n in range(files):
-        store.write_file(agent, f"notes/{n:04d}.md", text.file(size))
-        if n % 100 == 99:
-            print(f"  {say}: {n + 1} files, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
 
 
 def size_rows(postgres: str, queries: int, backends: list[str], keep: Path | None, bursts: int) -> list[list[str]]:
@@ -253,17 +214,6 @@ def previous_release(folder: Path) -> Path | None:
     return release_from_history(PREVIOUS, folder)
 
 
-def release_from_history(release: str, folder: Path) -> Path | None:
-    """The packages of `release` (a commit) unpacked into `folder`; None where git history does not have it."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", release, "scratchpad_core", "scratchpad_adapters",
-                              "scratchpad_mcp", "alembic", "bench"], capture_output=True, check=False)  # fmt: skip
-    if archive.returncode != 0:
-        return None
-    folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
-
-
 def run_writer(code: Path, url: str, calls: int) -> dict[str, float]:
     done = subprocess.run([sys.executable, "-c", textwrap.dedent(WRITER), url, str(calls)], cwd=code, text=True,
                           env={**os.environ, "PYTHONPATH": str(code)}, capture_output=True, check=True)  # fmt: skip
@@ -296,18 +246,6 @@ def writes_rows(postgres: str, calls: int, rounds: int) -> list[list[str]]:
                 rows.append([kind, label, f"{before:.2f}", f"{after:.2f}", f"{after / before:.2f}",
                              f"{before / after:.2f}"])  # fmt: skip
     return rows
-
-
-@contextlib.asynccontextmanager
-async def stdio_server(code: Path, db: Path, **settings: str) -> AsyncIterator[ClientSession]:
-    """The release in `code` as a server over stdio on a SQLite file (and these settings), initialized."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRATCHPAD_")} | {"SCRATCHPAD_DB_PATH": str(db)}
-    env |= settings
-    params = StdioServerParameters(command=sys.executable, args=["-m", "scratchpad_mcp"], env=env, cwd=code)
-    with (db.parent / "servers.stderr").open("a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
 
 
 async def call_rate(session: ClientSession, op: str, calls: int) -> float:

@@ -19,8 +19,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from bench.common import markdown_table
-from bench.search_scale import ROOT, release_from_history
+from bench.common import ROOT, markdown_table, release_from_history
 
 COUNTER = """
 import json, sys, tempfile
