@@ -3,8 +3,8 @@ index holds of it (files.indexed_version; logs.indexed_last and indexed_entries)
 rows where that is not their content is the backlog a search (or the background pass) catches up first.
 Initialized from the index records, so a store whose index is up to date starts with no backlog.
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0013
+Revises: 0012
 Create Date: 2026-12-04 22:00:00
 """
 
@@ -14,8 +14,8 @@ import sqlalchemy as sa
 
 from alembic import op
 
-revision = "0011"
-down_revision = "0010"
+revision = "0013"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
