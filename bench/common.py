@@ -5,6 +5,8 @@ processes of their own, and the cost of the tool definitions. Each benchmark is 
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import math
 import multiprocessing
@@ -19,15 +21,21 @@ import tempfile
 import time
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from mcp import ClientSession, StdioServerParameters, stdio_client
+
+from scratchpad_core.limits import MIB, Limits
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Barrier
 
     from mcp import Client
+
+    from scratchpad_core.service import Scratchpad
 
 WORDS = [
     "agent",
@@ -464,3 +472,81 @@ def report(mine: Surface, theirs: Surface | None) -> str:
             f"instructions target ≤ {INSTRUCTIONS_TARGET} B: {said} ({mine.instructions:,} B)",
         ]
     )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Stores at scale (bench.search_scale, bench.index_pass): Zipf-distributed text, an agent filled with it, the
+# limits such a store needs, a server over stdio, and a release's packages from git history.
+
+ROOT = Path(__file__).resolve().parents[1]
+VOCABULARY = 30_000
+SCALE_LIMITS = Limits(quota_bytes=400 * MIB, quota_files=2000, max_versions=3)  # ~100 MiB, and edits keep versions
+ZIPF_COMMON = ["the", "a", "to", "of", "and", "in", "is", "it", "that", "was", "for", "on", "we", "did", "when", "what"]
+
+
+class Text:
+    """Lines of Zipf-distributed pseudo-words, the same for a seed."""
+
+    def __init__(self, seed: int = 5) -> None:
+        self.rng = random.Random(seed)
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        words: set[str] = set()
+        while len(words) < VOCABULARY:
+            words.add("".join(self.rng.choice(letters) for _ in range(self.rng.randint(3, 10))))
+        self.words = sorted(words)
+        self.rng.shuffle(self.words)
+        weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
+        self.mixed = [*ZIPF_COMMON, *self.words]
+        self.cumulative = list(itertools.accumulate([0.4] * len(ZIPF_COMMON) + weights))  # ~40% common words
+
+    def line(self) -> str:
+        out: list[str] = []
+        while sum(len(w) + 1 for w in out) < 80:
+            out.extend(self.rng.choices(self.mixed, cum_weights=self.cumulative, k=4))
+        return " ".join(out)
+
+    def file(self, size: int) -> str:
+        lines: list[str] = []
+        total = 0
+        while total < size:
+            line = self.line()
+            lines.append(line)
+            total += len(line) + 1
+        return "\n".join(lines) + "\n"
+
+    def question(self) -> str:
+        """Two common English words, two frequent and two rare words of the store."""
+        frequent = self.rng.choices(self.words[:300], k=2)
+        rare = self.rng.choices(self.words[300:20_000], k=2)
+        return " ".join([*self.rng.sample(ZIPF_COMMON, 2), *frequent, *rare]) + "?"
+
+
+def fill(store: Scratchpad, agent: str, files: int, size: int, text: Text, say: str) -> None:
+    started = time.perf_counter()
+    for n in range(files):
+        store.write_file(agent, f"notes/{n:04d}.md", text.file(size))
+        if n % 100 == 99:
+            print(f"  {say}: {n + 1} files, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
+
+
+def release_from_history(release: str, folder: Path) -> Path | None:
+    """The packages of `release` (a commit) unpacked into `folder`; None where git history does not have it."""
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", release, "scratchpad_core", "scratchpad_adapters",
+                              "scratchpad_mcp", "alembic", "bench"], capture_output=True, check=False)  # fmt: skip
+    if archive.returncode != 0:
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+@contextlib.asynccontextmanager
+async def stdio_server(code: Path, db: Path, **settings: str) -> AsyncIterator[ClientSession]:
+    """The release in `code` as a server over stdio on a SQLite file (and these settings), initialized."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRATCHPAD_")} | {"SCRATCHPAD_DB_PATH": str(db)}
+    env |= settings
+    params = StdioServerParameters(command=sys.executable, args=["-m", "scratchpad_mcp"], env=env, cwd=code)
+    with (db.parent / "servers.stderr").open("a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session

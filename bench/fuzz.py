@@ -523,7 +523,9 @@ def environment(db: Path, **more: str) -> dict[str, str]:
     import os
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("SCRATCHPAD_", "ANTHROPIC_", "MCP_"))}
-    env.update(SCRATCHPAD_DB_PATH=str(db), SCRATCHPAD_MAX_FILE_BYTES=str(MAX_FILE_BYTES), **more)
+    # No background index pass: its commits (the backlog the calls' writes left) would count as a refused call's.
+    env.update(SCRATCHPAD_DB_PATH=str(db), SCRATCHPAD_MAX_FILE_BYTES=str(MAX_FILE_BYTES), SCRATCHPAD_INDEX_EVERY="0")
+    env.update(more)
     return env
 
 

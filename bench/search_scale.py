@@ -1,19 +1,25 @@
-"""Word search at scale, and what the index costs writers (issue 22), in process through the library.
+"""Word search at scale, and what the index costs writers (issues 22 and 29), in process through the library.
 
     uv run python -m bench.search_scale [--only size agents writes stdio] [--postgres URL] [--queries 50]
 
 - size: search time on an agent holding ~100 MiB in 1,000 files against one holding 1 MiB (10 files), on SQLite
-  and PostgreSQL: the median of --queries questions (each a few words of the store's own vocabulary, frequent
-  and rare, and common English words). Text is drawn from a vocabulary of 30,000 words with Zipf frequencies
-  (as in real text a few words are everywhere and most are rare), 80-character lines.
+  and PostgreSQL, in three regimes: steady (no backlog: the median of --queries questions, each a few words of
+  the store's own vocabulary, frequent and rare, and common English words); the first search right after a burst
+  of 1,000 writes (one-line edits of each file's first line, spread evenly over the store's files: 1 a file in
+  the large store, 100 a file in the small one), whatever catching up it pays included (median of --bursts);
+  and a steady mix of one search per 50 such edits (the median of 20 searches, catch-up included). In process:
+  no background pass runs (a server's runs while no call comes), so a search pays for the whole backlog. Text
+  is drawn from a vocabulary of 30,000 words with Zipf frequencies (as in real text a few words are everywhere
+  and most are rare), 80-character lines.
 - agents: on PostgreSQL, one agent's search (it holds --agent-kib, 100 KiB) alone in its database, and among
   1,000 agents holding as much each.
-- writes: the previous release (c93ce99, before the index; its packages taken from git history) side by side
-  with this one, each in its own process on a SQLite file and on PostgreSQL: write_file of 1 KiB (a new first
-  line each time) and a one-line edit_file of a ~1 MiB file (medians over --calls calls, after a warm-up).
+- writes: the release before the index (a42ecc5; its packages taken from git history) side by side with this
+  one, each in its own process on a SQLite file and on PostgreSQL: write_file of 1 KiB (a new first line each
+  time), append_log of 200 B, and a one-line edit_file of a ~1 MiB file (medians over --calls calls, after a
+  warm-up).
 - stdio: the same two releases as servers over stdio (SQLite), both up at once, a real MCP client calling
-  write_file of 1 KiB on each in turn (the first alternates round by round): calls per second, as issue 22's
-  target is put (at least 0.9x the previous release's throughput).
+  write_file of 1 KiB, then append_log of 200 B, on each in turn (the first alternates round by round): calls per
+  second, as issue 29's targets are put (at least 0.9x the previous release's throughput).
 
 Figures only, no asserts; they go to the README.
 """
@@ -22,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import itertools
 import json
 import os
 import random
@@ -32,61 +37,78 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import anyio
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import ClientSession
 
-from bench.common import create_database, drop_database, markdown_file, markdown_table
+from bench.common import (
+    ROOT,
+    SCALE_LIMITS,
+    Text,
+    create_database,
+    drop_database,
+    fill,
+    markdown_file,
+    markdown_table,
+    release_from_history,
+    stdio_server,
+)
 from scratchpad_adapters import open_store
-from scratchpad_core.limits import MIB, Limits
 from scratchpad_core.service import Scratchpad
 
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
-PREVIOUS = "c93ce99"
-ROOT = Path(__file__).resolve().parents[1]
-VOCABULARY = 30_000
-LIMITS = Limits(quota_bytes=200 * MIB, quota_files=2000)
-COMMON = ["the", "a", "to", "of", "and", "in", "is", "it", "that", "was", "for", "on", "we", "did", "when", "what"]
+PREVIOUS = "a42ecc5"  # the release before the index (issue 22)
+LIMITS = SCALE_LIMITS
 
 
-class Text:
-    """Lines of Zipf-distributed pseudo-words, the same for a seed."""
+BURST = 1000  # writes in a burst
+MIX = 50  # writes between two searches in the steady mix
+MIX_SEARCHES = 20
 
-    def __init__(self, seed: int = 5) -> None:
-        self.rng = random.Random(seed)
-        letters = "abcdefghijklmnopqrstuvwxyz"
-        words: set[str] = set()
-        while len(words) < VOCABULARY:
-            words.add("".join(self.rng.choice(letters) for _ in range(self.rng.randint(3, 10))))
-        self.words = sorted(words)
-        self.rng.shuffle(self.words)
-        weights = [1 / (rank + 1) ** 1.07 for rank in range(VOCABULARY)]
-        self.mixed = [*COMMON, *self.words]
-        self.cumulative = list(itertools.accumulate([0.4] * len(COMMON) + weights))  # ~40% common words
 
-    def line(self) -> str:
-        out: list[str] = []
-        while sum(len(w) + 1 for w in out) < 80:
-            out.extend(self.rng.choices(self.mixed, cum_weights=self.cumulative, k=4))
-        return " ".join(out)
+class Editor:
+    """One-line edits of the first line of each of an agent's files, in turn (a new line of the store's text)."""
 
-    def file(self, size: int) -> str:
-        lines: list[str] = []
-        total = 0
-        while total < size:
-            line = self.line()
-            lines.append(line)
-            total += len(line) + 1
-        return "\n".join(lines) + "\n"
+    def __init__(self, store: Scratchpad, agent: str, text: Text) -> None:
+        self.store, self.agent, self.text = store, agent, text
+        self.paths = [info.path for info in store.list_files(agent).files]
+        self.first = {p: (store.read_file(agent, p, max_lines=1).content or "").rstrip("\n") for p in self.paths}
+        self.turn = 0
 
-    def question(self) -> str:
-        """Two common English words, two frequent and two rare words of the store."""
-        frequent = self.rng.choices(self.words[:300], k=2)
-        rare = self.rng.choices(self.words[300:20_000], k=2)
-        return " ".join([*self.rng.sample(COMMON, 2), *frequent, *rare]) + "?"
+    def edits(self, count: int) -> None:
+        for _ in range(count):
+            path = self.paths[self.turn % len(self.paths)]
+            self.turn += 1
+            new = self.text.line()
+            self.store.edit_file(self.agent, path, self.first[path], new)
+            self.first[path] = new
+
+
+def timed_ms(store: Scratchpad, agent: str, query: str) -> float:
+    started = time.perf_counter()
+    store.search_files(agent, query)
+    return (time.perf_counter() - started) * 1000
+
+
+def after_burst_ms(editor: Editor, queries: list[str], bursts: int) -> float:
+    """The first search after each burst of BURST edits: the median."""
+    times = []
+    for n in range(bursts):
+        editor.edits(BURST)
+        times.append(timed_ms(editor.store, editor.agent, queries[n % len(queries)]))
+    return statistics.median(times)
+
+
+def mixed_ms(editor: Editor, queries: list[str]) -> float:
+    """One search per MIX edits, MIX_SEARCHES times: the median search."""
+    times = []
+    for n in range(MIX_SEARCHES):
+        editor.edits(MIX)
+        times.append(timed_ms(editor.store, editor.agent, queries[n % len(queries)]))
+    return statistics.median(times)
 
 
 def median_ms(store: Scratchpad, agent: str, queries: list[str]) -> float:
@@ -114,15 +136,7 @@ def database(kind: str, postgres: str, keep: Path | None = None) -> Iterator[str
             drop_database(postgres, url)
 
 
-def fill(store: Scratchpad, agent: str, files: int, size: int, text: Text, say: str) -> None:
-    started = time.perf_counter()
-    for n in range(files):
-        store.write_file(agent, f"notes/{n:04d}.md", text.file(size))
-        if n % 100 == 99:
-            print(f"  {say}: {n + 1} files, {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
-
-
-def size_rows(postgres: str, queries: int, backends: list[str], keep: Path | None) -> list[list[str]]:
+def size_rows(postgres: str, queries: int, backends: list[str], keep: Path | None, bursts: int) -> list[list[str]]:
     rows = []
     for kind in backends:
         with database(kind, postgres, keep) as url:
@@ -134,7 +148,15 @@ def size_rows(postgres: str, queries: int, backends: list[str], keep: Path | Non
                     fill(store, "small", 10, 100 * 1024, text, f"{kind} 1 MiB")
                     fill(store, "large", 1000, 100 * 1024, text, f"{kind} 100 MiB")
                 small, large = median_ms(store, "small", asked), median_ms(store, "large", asked)
-                rows.append([kind, f"{small:.1f}", f"{large:.1f}", f"{large / small:.2f}"])
+                rows.append([kind, "steady", f"{small:.1f}", f"{large:.1f}", f"{large / small:.2f}"])
+                seed = random.SystemRandom().randrange(1 << 30)  # new lines, also on a kept file edited before
+                editors = [Editor(store, agent, Text(seed=seed)) for agent in ("small", "large")]
+                small, large = (after_burst_ms(editor, asked, bursts) for editor in editors)
+                rows.append([kind, f"first after {BURST:,} writes", f"{small:.1f}", f"{large:.1f}",
+                             f"{large / small:.2f}"])  # fmt: skip
+                small, large = (mixed_ms(editor, asked) for editor in editors)
+                rows.append([kind, f"1 search a {MIX} writes", f"{small:.1f}", f"{large:.1f}", f"{large / small:.2f}"])
+                print(f"  {kind}: {rows[-3:]}", file=sys.stderr, flush=True)
             finally:
                 store.close()
     return rows
@@ -177,23 +199,19 @@ def timed(step, n):
         started = time.perf_counter(); step(i); times.append(time.perf_counter() - started)
     return statistics.median(times) * 1000
 def write(i): store.write_file("w", "small.md", kib(i + 100_000))
+words = " ".join(markdown_file(8, seed=17).split("\\n")[1:])
+def append(i): store.append_log("w", "actions.log", f"[{i + 100_000:06d}] {words}"[:200].ljust(200, "."))
 state = {"text": lines[500]}
 def edit(i):
     new = f"edited line {i} of the big file"
     store.edit_file("w", "big.md", state["text"], new); state["text"] = new
-print(json.dumps({"write": timed(write, calls), "edit": timed(edit, calls)}))
+print(json.dumps({"write": timed(write, calls), "append": timed(append, calls), "edit": timed(edit, calls)}))
 store.close()
 """
 
 
 def previous_release(folder: Path) -> Path | None:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", PREVIOUS, "scratchpad_core", "scratchpad_adapters",
-                              "scratchpad_mcp", "alembic", "bench"], capture_output=True, check=False)  # fmt: skip
-    if archive.returncode != 0:
-        return None
-    folder.mkdir(exist_ok=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
+    return release_from_history(PREVIOUS, folder)
 
 
 def run_writer(code: Path, url: str, calls: int) -> dict[str, float]:
@@ -217,7 +235,12 @@ def writes_rows(postgres: str, calls: int, rounds: int) -> list[list[str]]:
                 for name, code in order if round_ % 2 == 0 else order[::-1]:
                     with database(kind, postgres) as url:
                         figures[name].append(run_writer(code, url, calls))
-            for op, label in (("write", "write_file 1 KiB"), ("edit", "edit_file, 1 line of ~1 MiB")):
+            ops = (
+                ("write", "write_file 1 KiB"),
+                ("append", "append_log 200 B"),
+                ("edit", "edit_file, 1 line of ~1 MiB"),
+            )
+            for op, label in ops:
                 before = statistics.median(f[op] for f in figures["previous"])
                 after = statistics.median(f[op] for f in figures["this"])
                 rows.append([kind, label, f"{before:.2f}", f"{after:.2f}", f"{after / before:.2f}",
@@ -225,24 +248,18 @@ def writes_rows(postgres: str, calls: int, rounds: int) -> list[list[str]]:
     return rows
 
 
-@contextlib.asynccontextmanager
-async def stdio_server(code: Path, db: Path) -> AsyncIterator[ClientSession]:
-    """The release in `code` as a server over stdio on a SQLite file, initialized."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRATCHPAD_")} | {"SCRATCHPAD_DB_PATH": str(db)}
-    params = StdioServerParameters(command=sys.executable, args=["-m", "scratchpad_mcp"], env=env, cwd=code)
-    with (db.parent / "servers.stderr").open("a") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
-
-
-async def write_rate(session: ClientSession, calls: int) -> float:
-    """Calls per second of write_file 1 KiB (a new first line each time), after a warm-up."""
+async def call_rate(session: ClientSession, op: str, calls: int) -> float:
+    """Calls per second of write_file 1 KiB (a new first line each time) or append_log 200 B, after a warm-up."""
     body = "\n".join(markdown_file(40, seed=11).split("\n")[1:])
+    words = " ".join(markdown_file(8, seed=17).split("\n")[1:])
 
     async def write(n: int) -> None:
-        content = (f"# revision {n}\n" + body)[:1024]
-        result = await session.call_tool("write_file", {"agent_id": "w", "path": "small.md", "content": content})
+        if op == "write":
+            content = (f"# revision {n}\n" + body)[:1024]
+            arguments = {"agent_id": "w", "path": "small.md", "content": content}
+        else:
+            arguments = {"agent_id": "w", "path": "actions.log", "entry": f"[{n:06d}] {words}"[:200].ljust(200, ".")}
+        result = await session.call_tool("write_file" if op == "write" else "append_log", arguments)
         assert not result.is_error, result
 
     for n in range(max(3, calls // 10)):
@@ -253,17 +270,21 @@ async def write_rate(session: ClientSession, calls: int) -> float:
     return calls / (time.perf_counter() - started)
 
 
+STDIO_OPS = {"write": "write_file 1 KiB", "append": "append_log 200 B"}
+
+
 async def stdio_throughput(previous: Path, folder: Path, calls: int, rounds: int) -> dict[str, list[float]]:
-    """Both releases up at once; each round measures one, then the other (the first alternates)."""
+    """Both releases up at once; each round measures one, then the other (the first alternates), each op."""
     releases = {"previous": previous, "this": ROOT}
-    rates: dict[str, list[float]] = {name: [] for name in releases}
+    rates: dict[str, list[float]] = {f"{name} {op}": [] for name in releases for op in STDIO_OPS}
     for number in range(rounds):
         async with contextlib.AsyncExitStack() as stack:
             sessions = {name: await stack.enter_async_context(stdio_server(code, folder / f"{name}-{number}.db"))
                         for name, code in releases.items()}  # fmt: skip
             order = list(sessions) if number % 2 == 0 else list(sessions)[::-1]
-            for name in order:
-                rates[name].append(await write_rate(sessions[name], calls))
+            for op in STDIO_OPS:
+                for name in order:
+                    rates[f"{name} {op}"].append(await call_rate(sessions[name], op, calls))
     return rates
 
 
@@ -274,8 +295,11 @@ def stdio_rows(calls: int, rounds: int) -> list[list[str]]:
             print(f"the previous release ({PREVIOUS}) is not in git history: no side by side", file=sys.stderr)
             return []
         rates = anyio.run(stdio_throughput, previous, Path(folder), calls, rounds)
-    before, after = statistics.median(rates["previous"]), statistics.median(rates["this"])
-    return [["sqlite, stdio", "write_file 1 KiB", f"{before:.0f}", f"{after:.0f}", f"{after / before:.2f}"]]
+    rows = []
+    for op, label in STDIO_OPS.items():
+        before, after = statistics.median(rates[f"previous {op}"]), statistics.median(rates[f"this {op}"])
+        rows.append(["sqlite, stdio", label, f"{before:.0f}", f"{after:.0f}", f"{after / before:.2f}"])
+    return rows
 
 
 def main() -> None:
@@ -288,11 +312,13 @@ def main() -> None:
     parser.add_argument("--backends", default="sqlite,postgres", help="for size")
     parser.add_argument("--agent-kib", type=int, default=100, help="agents: what each agent holds")
     parser.add_argument("--keep", type=Path, default=None, help="size: a SQLite file to fill once and reuse")
+    parser.add_argument("--bursts", type=int, default=3, help="size: bursts of 1,000 writes, a first search each")
     args = parser.parse_args()
     steps: dict[str, Callable[[], None]] = {
         "size": lambda: print(markdown_table(
-            ["backend", "1 MiB: ms/search", "100 MiB in 1,000 files: ms/search", "ratio"],
-            size_rows(args.postgres, args.queries, args.backends.split(","), args.keep), right=[1, 2, 3])),
+            ["backend", "regime", "1 MiB: ms/search", "100 MiB in 1,000 files: ms/search", "ratio"],
+            size_rows(args.postgres, args.queries, args.backends.split(","), args.keep, args.bursts),
+            right=[2, 3, 4])),
         "agents": lambda: print(markdown_table(
             ["backend", "alone: ms/search", "among 1,000 agents: ms/search", "ratio"],
             agents_rows(args.postgres, args.queries, args.agent_kib * 1024), right=[1, 2, 3])),

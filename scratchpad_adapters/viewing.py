@@ -105,4 +105,6 @@ def viewing(unit_of_work: UnitOfWorkFactory) -> UnitOfWorkFactory:
 
 def viewing_store(backend: Backend) -> Scratchpad:
     """The backend's store as a viewer reads it (closing it leaves the backend open)."""
-    return Scratchpad(viewing(backend.unit_of_work), backend.store.limits, regex_engine=BoundedRegexEngine())
+    return Scratchpad(
+        viewing(backend.unit_of_work), backend.store.limits, regex_engine=BoundedRegexEngine(), writes_index=False
+    )

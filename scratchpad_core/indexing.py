@@ -13,7 +13,7 @@ and end (by comparing slices, not line by line), and only those lines' rows are 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .words import Analyzer
@@ -81,11 +81,12 @@ def rows_of_lines(analyzer: Analyzer, lines: Iterable[str]) -> list[IndexRow | N
 
 @dataclass(frozen=True)
 class Change:
-    """Lines first..old_stop (0-based, stop excluded) of the old text become `lines` of the new one."""
+    """Lines first..old_stop (0-based, stop excluded) of the old text, `old`, become `lines` of the new one."""
 
     first: int
     old_stop: int
     lines: list[str]
+    old: list[str] = field(default_factory=list)
 
 
 def change(old: str, new: str) -> Change:
@@ -103,8 +104,8 @@ def change(old: str, new: str) -> Change:
         else:
             old_end, new_end = cut + 1, new_end + (cut + 1 - old_end)
     old_end, new_end = max(old_end, start), max(new_end, start)
-    old_lines = len(split_text(old[start:old_end])) if old_end < len(old) else len(split_text(old[start:]))
-    return Change(first, first + old_lines, split_text(new[start:new_end]))
+    old_lines = split_text(old[start:old_end]) if old_end < len(old) else split_text(old[start:])
+    return Change(first, first + len(old_lines), split_text(new[start:new_end]), old_lines)
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -135,6 +136,42 @@ def _common_suffix(a: str, b: str, most: int) -> int:
         else:
             hi = mid - 1
     return lo
+
+
+Part = int | IndexRow | None  # in a new slot list: a slot kept as it was, a new row, or an empty line (no row)
+
+
+def relayout(analyzer: Analyzer, old: str, slots: Sequence[int], new: str) -> tuple[int, int, list[Part]] | None:
+    """How the slots of `old` (the text the index holds, as `slots` list it) become those of `new`: slots
+    start..stop are replaced by the parts. A changed line whose text an old line of the changed part had keeps
+    that line's rows (each old line once), so an edit re-indexes only the lines it made, wherever they are.
+    None when the slots do not list old's lines (a damaged record: index the file whole)."""
+    starts = line_starts(slots)
+    if len(starts) - 1 != old.count("\n") + (not old.endswith("\n") if old else 0):  # split_text's lines, counted
+        return None
+    edit = change(old, new)
+    kept: dict[str, list[Sequence[int]]] = {}
+    for at, text in enumerate(edit.old, edit.first):
+        kept.setdefault(text, []).append(slots[starts[at] : starts[at + 1]])
+    parts: list[Part] = []
+    for line in edit.lines:
+        same = kept.get(line)
+        if same:
+            parts.extend(same.pop())
+        else:
+            parts.extend(rows_of(analyzer, line) or [None])
+    return starts[edit.first], starts[edit.old_stop], parts
+
+
+def text_of(slots: Sequence[int], texts: Mapping[int, str]) -> str:
+    """The text whose lines a record's slots list, from its rows' texts (each line's pieces joined)."""
+    lines: list[str] = []
+    for slot in slots:
+        if slot < 0 and lines:
+            lines[-1] += texts.get(-slot, "")
+        else:
+            lines.append(texts.get(abs(slot), "") if slot else "")
+    return "".join(line + "\n" for line in lines)
 
 
 def slot_range(slots: Sequence[int], first: int, stop: int) -> tuple[int, int]:

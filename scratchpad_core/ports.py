@@ -7,10 +7,11 @@ dataclasses of `model`; every call runs inside the unit of work's transaction.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from .indexing import IndexRow, Statistics
+from .indexing import IndexRow, Part, Statistics
 from .limits import Limits
 from .model import (
     Advance,
@@ -205,18 +206,45 @@ class UsageRepository(Protocol):
         quota it would pass and the usage it met (nothing changed)."""
 
 
-class SearchIndex(Protocol):
-    """The word-search index (scratchpad_core.indexing): its rows, each file's slots and version, each log's
-    indexed entries, and each agent's Statistics, changed in the transaction of the content they reflect.
-
-    Owners: a file's rows belong to its index record (an id that stays when the file moves), a log's to minus
-    the log's id. A writer of an earlier release changes content without the index: `lagging` finds what it
-    left behind (files whose indexed version is not their current one; logs whose indexed entries are not
-    their live ones)."""
+class SearchReader(Protocol):
+    """What a word search reads of the index (usecases.passages): the index itself, or usecases.overlay's view
+    of it with the backlog applied."""
 
     @property
     def analyzer(self) -> Analyzer:
         """How texts become terms in this store (words.Analyzer, with the composition root's stemmer)."""
+
+    def statistics(self, agent_id: str) -> Statistics: ...
+
+    def frequency(self, agent_id: str, term: str) -> int:
+        """In how many of the agent's documents the term is."""
+
+    def postings(self, agent_id: str, term: str) -> list[Posting]:
+        """Every document of the agent holding the term."""
+
+    def owners(self, agent_id: str, owners: Sequence[int]) -> dict[int, tuple[str, int]]:
+        """The path and last write (ms; 0 for a log) of each of these owners of the agent's rows (a file's record,
+        or minus a log's id) that is a live file's or log's; the others are left out."""
+
+    def owner_slots(self, owner: int) -> Sequence[int]:
+        """A file record's slots, by its owner id."""
+
+    def texts(self, row_ids: Sequence[int]) -> dict[int, str]:
+        """The text of each of these rows."""
+
+    def entry_texts(self, owner: int, entries: Sequence[int]) -> dict[int, str]:
+        """The text of each of these entries of a log (owner: minus its id), its pieces joined."""
+
+
+class SearchIndex(SearchReader, Protocol):
+    """The word-search index (scratchpad_core.indexing): its rows, each file's slots and version, each log's
+    indexed entries, and each agent's Statistics; and on each file and log, a marker of what the index holds of
+    it, kept by every change here, so that a write that changes content leaves it in the agent's backlog
+    (`lagging`: files whose indexed version is not their current one; logs whose indexed entries are not their
+    live ones), which usecases.indexer.catch_up brings up to date.
+
+    Owners: a file's rows belong to its index record (an id that stays when the file moves), a log's to minus
+    the log's id."""
 
     def file_slots(self, file_id: int) -> FileSlots | None:
         """The file's index record: the version it reflects and its slots (None: nothing indexed)."""
@@ -228,12 +256,12 @@ class SearchIndex(Protocol):
         version: int,
         start: int,
         stop: int,
-        rows: Sequence[IndexRow | None],
+        rows: Sequence[Part],
         record: FileSlots | None,
     ) -> None:
-        """Replace the file's slots start..stop (their rows deleted) with `rows` (None: an empty line), and
-        record that the index reflects `version`; `record` is the file's, as file_slots gave it (None: it has
-        none yet, and gets one)."""
+        """Replace the file's slots start..stop with `rows` (indexing.Part: a slot kept, a new row, or None for
+        an empty line; the rows of the replaced slots not kept are deleted), and record that the index reflects
+        `version`; `record` is the file's, as file_slots gave it (None: it has none yet, and gets one)."""
 
     def drop_file(self, file_id: int) -> None:
         """Delete the file's rows and record (nothing when it has none)."""
@@ -248,34 +276,28 @@ class SearchIndex(Protocol):
         self, agent_id: str, log_id: int, entries: Sequence[tuple[int, Sequence[IndexRow]]], *, below: int = 0
     ) -> None:
         """Index entries (id, rows) after the last one indexed; with `below`, the rows of entries below it (that
-        retention dropped in this transaction) go in the same change."""
+        retention dropped in this transaction) go in the same change. No entries: the log's marker is set to what
+        its record holds (an earlier release indexed them)."""
 
     def drop_entries(self, log_id: int, below: int | None = None) -> None:
         """Delete the log's rows of entries below `below` (None: all of them, and its record)."""
 
-    def lagging(self, agent_id: str) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
-        """The agent's files and logs, (id, path), whose index does not reflect their content (written by a
-        release that did not index); path None for a record of a file or log that is gone."""
+    def behind(self, limit: int) -> list[str]:
+        """Some of the agents whose index has a backlog (at most `limit`; the background pass's)."""
 
-    def statistics(self, agent_id: str) -> Statistics: ...
+    def claim(self, agent_id: str) -> bool:
+        """Whether this transaction may catch the agent's backlog up alone (PostgreSQL: an advisory lock held
+        to its end; False: another replica's background pass is at it). A search does not ask: it waits."""
 
-    def frequency(self, agent_id: str, term: str) -> int:
-        """In how many of the agent's documents the term is."""
+    def batch(self, agent_id: str) -> AbstractContextManager[None]:
+        """A block of changes to the agent's index whose statistics are read and saved once (a catch-up)."""
 
-    def postings(self, agent_id: str, term: str) -> list[Posting]:
-        """Every document of the agent holding the term."""
-
-    def owners(self, agent_id: str) -> dict[int, str]:
-        """The path of each owner of the agent's rows (a file's record, or minus a log's id)."""
-
-    def owner_slots(self, owner: int) -> Sequence[int]:
-        """A file record's slots, by its owner id."""
-
-    def texts(self, row_ids: Sequence[int]) -> dict[int, str]:
-        """The text of each of these rows."""
-
-    def entry_texts(self, owner: int, entries: Sequence[int]) -> dict[int, str]:
-        """The text of each of these entries of a log (owner: minus its id), its pieces joined."""
+    def lagging(
+        self, agent_id: str, limit: int = 1
+    ) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
+        """Up to `limit` each of the agent's files and logs, (id, path), whose index does not reflect their
+        content (the backlog: its cost is the backlog's, not the namespace's); path None for a record of a file
+        or log that is gone."""
 
 
 class UnitOfWork(Protocol):

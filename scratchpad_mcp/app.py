@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, TextIO
 from mcp.server.auth.settings import AuthSettings
 
 from scratchpad_adapters.factory import Backend
+from scratchpad_adapters.index_pass import IndexPass
 from scratchpad_adapters.pruning import Pruner
 from scratchpad_core.actors import HTTP
 
 from .server import ScratchpadServer, build_server
-from .server.calls import CallGate, CallRunner, RateLimit, TrustedCaller
+from .server.calls import CallGate, CallObserver, CallRunner, RateLimit, TrustedCaller
 from .server.log_lines import CallLogger
 from .settings import Settings
 from .settings.backend import open_configured
@@ -30,9 +31,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("scratchpad")
 
 
-def stdio_server(settings: Settings, backend: Backend) -> ScratchpadServer:
+def stdio_server(settings: Settings, backend: Backend, *observers: CallObserver) -> ScratchpadServer:
     """One local client: agent_id taken at its word, calls run inline, one log line each."""
-    runner = CallRunner(TrustedCaller(), [CallLogger()], inline=True)
+    runner = CallRunner(TrustedCaller(), [CallLogger(), *observers], inline=True)
     return build_server(
         backend.store,
         runner,
@@ -42,7 +43,7 @@ def stdio_server(settings: Settings, backend: Backend) -> ScratchpadServer:
     )
 
 
-def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> ScratchpadServer:
+def http_server(settings: Settings, backend: Backend, metrics: Metrics, *observers: CallObserver) -> ScratchpadServer:
     """Many clients: API keys (unless SCRATCHPAD_AUTH=none), the rate limit, logs and metrics, worker threads."""
     from .http.auth import KeyedCaller, KeyVerifier, uses_keys  # with prometheus_client: only when serving HTTP
 
@@ -50,7 +51,8 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
     if settings.rate_limit > 0:
         gates.append(RateLimit(backend.rate_limiter(settings.rate_limit, settings.rate_burst)))
     keyed = uses_keys(settings)
-    runner = CallRunner(KeyedCaller(metrics) if keyed else TrustedCaller(HTTP), [CallLogger(), metrics], gates=gates)
+    caller = KeyedCaller(metrics) if keyed else TrustedCaller(HTTP)
+    runner = CallRunner(caller, [CallLogger(), metrics, *observers], gates=gates)
     return build_server(
         backend.store,
         runner,
@@ -62,7 +64,9 @@ def http_server(settings: Settings, backend: Backend, metrics: Metrics) -> Scrat
     )
 
 
-def http_app(settings: Settings, backend: Backend, metrics: Metrics | None = None) -> Starlette:
+def http_app(
+    settings: Settings, backend: Backend, metrics: Metrics | None = None, *observers: CallObserver
+) -> Starlette:
     """The ASGI app of one replica (http.app): the MCP server the settings call for at /mcp, the plainest tool
     calls answered directly (stdio.direct_calls), the probes and metrics, and the web view at /ui."""
     from .http.app import build_app  # starlette and uvicorn only when serving HTTP
@@ -72,7 +76,7 @@ def http_app(settings: Settings, backend: Backend, metrics: Metrics | None = Non
     from .web.serve import web_app
 
     metrics = metrics or Metrics()
-    server = http_server(settings, backend, metrics)
+    server = http_server(settings, backend, metrics, *observers)
     ui = web_app(settings, backend, signed_in=uses_keys(settings))
     return build_app(settings, backend, server, metrics, direct=DirectCalls(server.direct_tools), ui=ui)
 
@@ -97,16 +101,19 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
     backend = open_configured(settings)
     pruner = Pruner(backend, settings.prune_every)
     pruner.start()
+    indexer = IndexPass(backend.store, settings.index_every)
+    indexer.start()
     if settings.transport == "stdio":
         try:
             from .server import wire
             from .stdio import transport
             from .stdio.direct_calls import DirectCalls
 
-            server = stdio_server(settings, backend)
+            server = stdio_server(settings, backend, indexer)
             settle()
             transport.serve(server, wire.max_message_bytes(settings.limits), DirectCalls(server.direct_tools), warm)
         finally:
+            indexer.stop()
             pruner.stop()
             backend.close()
         transport.exit_past_abandoned_calls()
@@ -121,10 +128,11 @@ def serve(settings: Settings, warm: WarmStart | None = None) -> None:
             "serving MCP on %s/mcp (auth: %s)%s", settings.listen_url, settings.auth, public,
             extra={"event": "listening", "host": settings.host, "port": settings.port},
         )  # fmt: skip
-        served = http_app(settings, backend)
+        served = http_app(settings, backend, None, indexer)
         settle()
         http.serve(settings, served)
     finally:
+        indexer.stop()
         pruner.stop()
         backend.close()
 

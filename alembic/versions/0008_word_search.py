@@ -70,7 +70,7 @@ def upgrade() -> None:
     op.create_index("ix_search_rows_owner_entry", "search_rows", ["owner", "entry"])
     for statement in search_terms.POSTGRES_SCHEMA if postgres else search_terms.SQLITE_SCHEMA:
         op.execute(statement)
-    search_build.build_all(bind)
+    search_build.build_all(bind, markers=False)  # 0013 adds the rows' markers, and sets them from the records
 
 
 def downgrade() -> None:

@@ -4,10 +4,12 @@ a unit of work copies an agent's index the first time it changes it, and each te
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 
-from scratchpad_core.indexing import IndexRow, Statistics, document
+from scratchpad_core.indexing import IndexRow, Part, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
 from scratchpad_core.words import Analyzer
 
@@ -62,7 +64,7 @@ class MemorySearchIndex:
         version: int,
         start: int,
         stop: int,
-        rows: Sequence[IndexRow | None],
+        rows: Sequence[Part],
         record: FileSlots | None,
     ) -> None:
         t = self._write()
@@ -72,9 +74,13 @@ class MemorySearchIndex:
             t.owners[owner] = file_id
         else:
             owner, old = record.owner, record.slots
-        self._remove(t, agent_id, [abs(slot) for slot in old[start:stop] if slot])
-        ids = iter(self._add(t, agent_id, owner, 0, [row for row in rows if row is not None]))
-        new = [0 if row is None else -next(ids) if row.continued else next(ids) for row in rows]
+        kept = {abs(part) for part in rows if isinstance(part, int)}
+        self._remove(t, agent_id, [abs(slot) for slot in old[start:stop] if slot and abs(slot) not in kept])
+        ids = iter(self._add(t, agent_id, owner, 0, [row for row in rows if isinstance(row, IndexRow)]))
+        new = [
+            part if isinstance(part, int) else 0 if part is None else -next(ids) if part.continued else next(ids)
+            for part in rows
+        ]
         t.files[file_id] = FileRecordRow(owner, agent_id, version, (*old[:start], *new, *old[stop:]))
 
     def drop_file(self, file_id: int) -> None:
@@ -126,8 +132,35 @@ class MemorySearchIndex:
             t.logs[log_id] = (agent_id, max(first, below), last)
             t.log_rows[log_id] = rows[cut:]
 
-    def lagging(self, agent_id: str) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
-        return [], []  # every writer of this store indexes
+    def behind(self, limit: int) -> list[str]:
+        agents = {record.agent_id for record in self._tx.tables.files.by_id.values()}
+        agents |= {log.agent_id for log in self._tx.tables.logs.by_id.values()}
+        return [agent for agent in sorted(agents) if self.lagging(agent) != ([], [])][:limit]
+
+    def claim(self, agent_id: str) -> bool:
+        return True  # one writer at a time
+
+    def batch(self, agent_id: str) -> AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+    def lagging(
+        self, agent_id: str, limit: int = 1
+    ) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
+        """What writers left for the index (as the SQL backend's markers say it; here a scan: a test store)."""
+        t = self._tx.tables
+        files: list[tuple[int, str | None]] = [
+            (record.id, record.path)
+            for record in t.files.by_id.values()
+            if record.agent_id == agent_id
+            and max(record.current_version, 0) != getattr(t.search.files.get(record.id), "version", 0)
+        ]
+        logs: list[tuple[int, str | None]] = []
+        for log in t.logs.by_id.values():
+            held = t.search.logs.get(log.id)
+            live = None if log.entries == 0 else (log.last_entry_id - log.entries + 1, log.last_entry_id)
+            if log.agent_id == agent_id and live != (None if held is None else held[1:]):
+                logs.append((log.id, log.path))
+        return files[:limit], logs[:limit]
 
     def statistics(self, agent_id: str) -> Statistics:
         index = self._read.agents.get(agent_id)
@@ -147,12 +180,18 @@ class MemorySearchIndex:
             for row_id, tf in index.postings.get(term, {}).items()
         ]
 
-    def owners(self, agent_id: str) -> dict[int, str]:
+    def owners(self, agent_id: str, owners: Sequence[int]) -> dict[int, tuple[str, int]]:
         t = self._tx.tables
-        found = {r.owner: t.files[file_id].path for file_id, r in t.search.files.items() if r.agent_id == agent_id}
-        for log_id, (agent, _, _) in t.search.logs.items():
-            if agent == agent_id:
-                found[-log_id] = t.logs[log_id].path
+        found: dict[int, tuple[str, int]] = {}
+        for owner in owners:
+            if owner < 0:
+                log = t.logs.by_id.get(-owner)
+                if log is not None and log.agent_id == agent_id and log.entries > 0:
+                    found[owner] = (log.path, 0)
+                continue
+            head = t.files.by_id.get(t.search.owners.get(owner, 0))
+            if head is not None and head.agent_id == agent_id and head.current_version > 0:
+                found[owner] = (head.path, head.updated_at)
         return found
 
     def owner_slots(self, owner: int) -> Sequence[int]:

@@ -86,14 +86,21 @@ class StatementCache:
     def __len__(self) -> int:
         return len(self._compiled)
 
-    def run(self, connection: Connection, statement: Executable, params: Mapping[str, Any]) -> Rows:
-        """Execute a statement built once with these parameters inside the connection's transaction."""
+    def run(
+        self, connection: Connection, statement: Executable, params: Mapping[str, Any], *, planned: bool = True
+    ) -> Rows:
+        """Execute a statement built once with these parameters inside the connection's transaction.
+
+        planned=False (PostgreSQL): never as a server-side prepared statement, so the server plans it for each
+        call's values and the table as it is now (a plan kept from when a table was small can cost a scan of it
+        once it is large: the search index's term lookups, whose table a catch-up can grow a hundredfold)."""
         sql, order, compiled = self._prepared(connection, statement, params)
         values = compiled.construct_params(params)
         args: Any = [values[name] for name in order] if order is not None else values
+        options = {} if planned or connection.dialect.name != "postgresql" else {"prepare": False}
 
         def execute(cursor: Any) -> Rows:
-            cursor.execute(sql, args)
+            cursor.execute(sql, args, **options)
             names = [column[0] for column in cursor.description] if cursor.description else []
             return Rows(names, cursor.fetchall() if names else [], cursor.rowcount)
 

@@ -36,7 +36,8 @@ from .upserts import insert_ignore
 _STREAM_BATCH = 4  # versions in memory at once while a search streams them: memory that does not grow with a store
 f, v, s = files.c, file_versions.c, summaries.c
 
-_BY_PATH = select(files).where(f.agent_id == bindparam("agent_id"), f.path == bindparam("path"))
+_HEAD_ROW = [files.c[field.name] for field in dataclasses.fields(FileRecord)]  # not the index's marker
+_BY_PATH = select(*_HEAD_ROW).where(f.agent_id == bindparam("agent_id"), f.path == bindparam("path"))
 _LOCK_BY_PATH = _BY_PATH.with_for_update()
 # A deleted file keeps its row as a tombstone: current_version holds minus its last version, so that a
 # file written there again continues the numbering (scratchpad_core.numbering: next_number(last) is
@@ -91,7 +92,7 @@ _INFO = (f.path, f.current_version, f.bytes, f.created_at, f.updated_at)  # File
 
 @functools.cache
 def _listing(info: bool, prefixed: bool, after: bool, limited: bool) -> Select[Any]:
-    query = select(*_INFO) if info else select(files)
+    query = select(*_INFO) if info else select(*_HEAD_ROW)
     query = query.where(f.agent_id == bindparam("agent_id"), f.current_version > 0, under_prefix(f.path, prefixed))
     if after:
         query = query.where(f.path > bindparam("after"))
@@ -99,7 +100,9 @@ def _listing(info: bool, prefixed: bool, after: bool, limited: bool) -> Select[A
     return query.limit(bindparam("limit")) if limited else query
 
 
-_EVERY_AGENTS_FILES = select(files).where(f.current_version > 0).order_by(f.agent_id, f.path).limit(bindparam("limit"))
+_EVERY_AGENTS_FILES = (
+    select(*_HEAD_ROW).where(f.current_version > 0).order_by(f.agent_id, f.path).limit(bindparam("limit"))
+)
 _EVERY_AGENTS_FILES_AFTER = _EVERY_AGENTS_FILES.where(
     or_(f.agent_id > bindparam("agent_id"), and_(f.agent_id == bindparam("agent_id"), f.path > bindparam("path")))
 )

@@ -95,6 +95,8 @@ def check(engine: Engine, limits: Limits, agent: str | None = None) -> Report:
         report.notes.extend([note] if note else [])
         kept = retention_note(connection, agent)
         report.notes.extend([kept] if kept else [])
+        backlog = search.backlog_note(connection, agent)
+        report.notes.extend([backlog] if backlog else [])
     return report
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from sqlalchemy import Connection, bindparam, case, delete, select, update
 
 from scratchpad_core.model import LogEntry, LogRecord
@@ -13,7 +15,8 @@ from .upserts import insert_ignore
 
 g, e = logs.c, log_entries.c
 
-_BY_PATH = select(logs).where(g.agent_id == bindparam("agent_id"), g.path == bindparam("path"))
+_HEAD_ROW = [logs.c[field.name] for field in dataclasses.fields(LogRecord)]  # not the index's marker
+_BY_PATH = select(*_HEAD_ROW).where(g.agent_id == bindparam("agent_id"), g.path == bindparam("path"))
 _LOCK_BY_PATH = _BY_PATH.with_for_update()
 _BUMP = (
     update(logs)
@@ -35,9 +38,9 @@ _ENTRIES = (
     .limit(bindparam("limit"))
 )
 _LIVE = g.entries > 0  # a deleted log keeps its row, with no entries, so that its ids carry on if it comes back
-_LIST = select(logs).where(g.agent_id == bindparam("agent_id"), _LIVE).order_by(g.path)
+_LIST = select(*_HEAD_ROW).where(g.agent_id == bindparam("agent_id"), _LIVE).order_by(g.path)
 _LIST_UNDER_PREFIX = (
-    select(logs).where(g.agent_id == bindparam("agent_id"), _LIVE, under_prefix(g.path, True)).order_by(g.path)
+    select(*_HEAD_ROW).where(g.agent_id == bindparam("agent_id"), _LIVE, under_prefix(g.path, True)).order_by(g.path)
 )
 _DELETE_ENTRIES = delete(log_entries).where(e.log_id == bindparam("log_id")).returning(e.bytes)
 _FORGET_LOGS = forgetting(logs, g.entries == 0, select(g.agent_id).where(g.id == bindparam("log_id")).scalar_subquery())

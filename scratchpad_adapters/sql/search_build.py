@@ -27,9 +27,16 @@ def _stderr(line: str) -> None:
     sys.stderr.flush()
 
 
-def build(connection: Connection, agents: Iterable[str] | None = None, say: Callable[[str], None] = _stderr) -> int:
-    """Index every live file and log of these agents (None: of every agent); returns how many were indexed."""
-    index = SqlSearchIndex(connection, default_analyzer())
+def build(
+    connection: Connection,
+    agents: Iterable[str] | None = None,
+    say: Callable[[str], None] = _stderr,
+    *,
+    markers: bool = True,
+) -> int:
+    """Index every live file and log of these agents (None: of every agent); returns how many were indexed
+    (markers=False: for migration 0008, before the rows had the index's markers)."""
+    index = SqlSearchIndex(connection, default_analyzer(), markers=markers)
     entries = SqlLogRepository(connection)
     file_query = (
         select(f.id, f.agent_id, f.current_version, v.content)
@@ -69,5 +76,5 @@ def _pages(connection: Connection, query: Select[Any], key: Any) -> Iterator[Any
         after = page[-1].id
 
 
-def build_all(connection: Connection) -> int:
-    return build(connection)
+def build_all(connection: Connection, *, markers: bool = True) -> int:
+    return build(connection, markers=markers)

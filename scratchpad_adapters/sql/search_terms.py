@@ -107,10 +107,10 @@ class PostgresTerms:
         return [int(i) for i in run(connection, self._NEW_IDS, {"count": count}).scalars()]
 
     def frequency(self, connection: Connection, term: str) -> int:
-        return int(run(connection, self._FREQUENCY, {"term": f"'{term}'"}).scalar() or 0)
+        return int(run(connection, self._FREQUENCY, {"term": f"'{term}'"}, planned=False).scalar() or 0)
 
     def postings(self, connection: Connection, term: str) -> Sequence[Any]:
-        return run(connection, self._POSTINGS, {"term": f"'{term}'", "lexeme": term}).values
+        return run(connection, self._POSTINGS, {"term": f"'{term}'", "lexeme": term}, planned=False).values
 
 
 Terms = SqliteTerms | PostgresTerms

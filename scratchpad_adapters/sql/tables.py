@@ -49,6 +49,10 @@ KeyId = String(32)
 # A column that may hold what an agent stored (content, a reply, a summary, index terms): the tables where a removed
 # text may stay in old row versions, which `db scrub` (scrub.py) names for PostgreSQL's VACUUM FULL.
 CONTENT = {"content": True}
+# What the search index has not caught up with: a partial index each, so that finding an agent's backlog costs
+# the backlog, not the namespace (migration 0013).
+FILES_PENDING = text("indexed_version <> CASE WHEN current_version > 0 THEN current_version ELSE 0 END")
+LOGS_PENDING = text("(indexed_entries <> entries OR (entries > 0 AND indexed_last <> last_entry_id))")
 
 agents = Table(
     "agents",
@@ -73,10 +77,14 @@ files = Table(
     Column("sha256", String(64), nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("updated_at", Millis, nullable=False),
+    # The version the word-search index reflects (0: none): a write changes current_version only, so the file
+    # is pending until a search or the background pass indexes it (scratchpad_core.usecases.indexer).
+    Column("indexed_version", Integer, nullable=False, server_default="0"),
     UniqueConstraint("agent_id", "path", name="uq_files_agent_id_path"),
     Index("ix_files_agent_id_updated_at", "agent_id", "updated_at"),  # expired files (migration 0012)
     # Deleted paths (tombstones: minus the last version), for forgetting the oldest without a scan of the live files
     Index("ix_files_tombstones", "agent_id", "updated_at", sqlite_where=TOMBSTONE, postgresql_where=TOMBSTONE),
+    Index("ix_files_unindexed", "agent_id", sqlite_where=FILES_PENDING, postgresql_where=FILES_PENDING),
 )
 
 file_versions = Table(
@@ -103,7 +111,11 @@ logs = Table(
     Column("bytes", BigInteger, nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("updated_at", Millis, nullable=False),
+    # The last entry and the number of entries the index holds: pending while they are not the live ones.
+    Column("indexed_last", Integer, nullable=False, server_default="0"),
+    Column("indexed_entries", Integer, nullable=False, server_default="0"),
     UniqueConstraint("agent_id", "path", name="uq_logs_agent_id_path"),
+    Index("ix_logs_unindexed", "agent_id", sqlite_where=LOGS_PENDING, postgresql_where=LOGS_PENDING),
 )
 
 log_entries = Table(

@@ -35,6 +35,7 @@ class UseCaseBase:
         clock: Clock = wall_clock_ms,
         attempts: int = DEFAULT_ATTEMPTS,
         on_close: Callable[[], None] | None = None,
+        writes_index: bool = True,
     ) -> None:
         self._uow = unit_of_work
         self.limits = limits or Limits()
@@ -43,6 +44,7 @@ class UseCaseBase:
         self._clock = clock
         self._attempts = attempts
         self._on_close = on_close
+        self._writes_index = writes_index  # False: a viewer's store, which searches through an overlay of the index
 
     def close(self) -> None:
         """Release what the store holds (its database connections)."""

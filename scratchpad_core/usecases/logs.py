@@ -14,7 +14,6 @@ from ..retention import LOGS, rule_for
 from ..retries import Request
 from .aging import seen
 from .base import UseCaseBase, checked
-from .indexer import index_entries
 from .retention import NOTHING, trim_log
 
 
@@ -38,12 +37,7 @@ class Logs(UseCaseBase):
                 if rule is None
                 else trim_log(uow, rule, log_id, entry_id - held + 1, entry_id, now, index=False)
             )
-            indexed = uow.index.log_entries(log_id)
-            follows = indexed is None if created else indexed is not None and indexed[1] == entry_id - 1
-            if follows:  # else an earlier release wrote to the log: it lags, and a search catches up
-                index_entries(uow.index, agent_id, log_id, [(entry_id, entry)], below=cut.below)
-            elif cut.entries:
-                uow.index.drop_entries(log_id, below=cut.below)
+            # The index is not touched: the log's row now says more than the index holds (usecases.indexer).
             delta = UsageDelta(logs=int(created), log_entries=1 - cut.entries, bytes=size - cut.bytes)
             self._count(uow, agent_id, delta)  # what retention dropped is given back in the same change
             return AppendResult(path, entry_id, size)

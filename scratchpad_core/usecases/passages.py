@@ -18,13 +18,15 @@ from dataclasses import dataclass, field
 
 from ..indexing import MAX_TF, line_starts, rows_of
 from ..model import Posting
-from ..ports import SearchIndex
+from ..ports import SearchReader
 from ..ranking import K1, PASSAGE_LINES, B, Scorer, passage_score, window
 from ..results import SearchMatch, SearchResult
 from ..text import MATCH_CHARS, around
+from .expiry import Visible
 
 RARE_DOCUMENTS = 1000  # a word in more of the agent's documents is frequent, as the common words are
 ENTRY_CHARS = 500  # a longer log entry shows this much around its first match (a line: text.MATCH_CHARS)
+OWNERS_AT_ONCE = 500  # owners looked up in one call
 REACH = PASSAGE_LINES - 2  # lines read on each side of a matching line to build its passage
 
 
@@ -37,17 +39,18 @@ class Passage:
 
 
 def word_search(
-    index: SearchIndex,
+    index: SearchReader,
     agent_id: str,
     terms: list[str],
     prefix: str,
     max_results: int,
-    hidden: frozenset[str] = frozenset(),
+    shown: Visible = lambda path, updated_at: True,
     floors: Mapping[int, int] | None = None,
 ) -> SearchResult:
-    """The best passages of the agent's files and log entries under `prefix`; the files at `hidden` (expired), and
-    the entries of a log (by its owner) below its id in `floors` (past their rule's max_age), are left out before
-    ranking, so a page is full when there are more."""
+    """The best passages of the agent's files and log entries under `prefix`; a file that is not `shown` (expired:
+    by its path and last write), and the entries of a log (by its owner) below its id in `floors` (past their
+    rule's max_age), are left out before ranking, so a page is full when there are more. Only the owners of the
+    documents found are looked up: a search's cost does not grow with the agent's files."""
     stats = index.statistics(agent_id)
     if not stats.documents:
         return SearchResult([], 0, False)
@@ -56,13 +59,9 @@ def word_search(
                       key=lambda t: (frequencies[t], t))  # fmt: skip
     rare = [t for t in terms if t not in frequent]
     scorer = Scorer.of(terms, frequencies, stats)
-    owners = {
-        owner: path
-        for owner, path in index.owners(agent_id).items()
-        if path.startswith(prefix) and not (owner > 0 and path in hidden)  # a log's owner is negative
-    }
     needed = max_results + 1
-    search = _Search(index, scorer, owners, dict(floors or {}))
+    wanted: Visible = lambda path, at: path.startswith(prefix) and shown(path, at)  # noqa: E731
+    search = _Search(index, scorer, agent_id, wanted, dict(floors or {}))
     if not rare:  # every word is frequent: all but the common English ones are read, so that a line holding
         rare = [t for t in frequent if t not in index.analyzer.common]  # more of them ranks higher
         frequent = [t for t in frequent if t not in rare]
@@ -73,22 +72,26 @@ def word_search(
             break
         search.add({term: index.postings(agent_id, term)})
         passages = search.passages(needed)
-    shown = passages[:max_results]
-    return SearchResult([p.match for p in shown], len(shown), len(passages) > max_results)
+    page = passages[:max_results]
+    return SearchResult([p.match for p in page], len(page), len(passages) > max_results)
 
 
 @dataclass
 class _Search:
-    index: SearchIndex
+    index: SearchReader
     scorer: Scorer
-    owners: Mapping[int, str]
+    agent_id: str
+    wanted: Visible  # (path, last write; 0 for a log) -> whether its documents are searched
     floors: dict[int, int]  # a log's owner -> its oldest entry a reader sees
+    owners: dict[int, str] = field(default_factory=dict)  # the owners searched, looked up as their documents come
+    left_out: set[int] = field(default_factory=set)
     found: dict[int, tuple[float, int, int]] = field(default_factory=dict)  # row -> (score so far, owner, entry)
     slots: dict[int, tuple[Sequence[int], list[int]]] = field(default_factory=dict)  # owner -> slots, line starts
     lines: dict[tuple[int, int], tuple[float, frozenset[str]]] = field(default_factory=dict)  # scores, query words
 
     def add(self, postings: Mapping[str, list[Posting]]) -> None:
         """Score the documents of these terms (ranking.Scorer.score, one term at a time, inlined: thousands)."""
+        self._look_up({owner for documents in postings.values() for _, owner, _, _, _ in documents})
         owners, found, average, floors = self.owners, self.found, self.scorer.average, self.floors
         for term, documents in postings.items():
             weight = self.scorer.weights[term]
@@ -98,6 +101,18 @@ class _Search:
                     score = weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / average))
                     before = found.get(row)
                     found[row] = (score if before is None else before[0] + score, owner, entry)
+
+    def _look_up(self, owners: set[int]) -> None:
+        new = sorted(owners - self.owners.keys() - self.left_out)
+        for at in range(0, len(new), OWNERS_AT_ONCE):
+            batch = new[at : at + OWNERS_AT_ONCE]
+            found = self.index.owners(self.agent_id, batch)
+            for owner in batch:
+                path, updated_at = found.get(owner, ("", 0))
+                if owner in found and self.wanted(path, updated_at):
+                    self.owners[owner] = path
+                else:
+                    self.left_out.add(owner)
 
     def passages(self, needed: int) -> list[Passage]:
         """The best `needed` passages (fewer when there are no more), best first."""

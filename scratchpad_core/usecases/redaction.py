@@ -22,7 +22,7 @@ from ..redaction import Removal, Shape, check_secret, could_confirm, marker, rem
 from ..results import RedactResult
 from .base import checked
 from .expiry import expire
-from .indexer import index_log
+from .indexer import held_text, index_log, refresh_file
 from .redaction_scan import FilePlan, LogPlan, Scan
 from .writes import FileWrites
 
@@ -117,10 +117,22 @@ class Redaction(FileWrites):
         if not plan.alive:  # expired: readers see it as deleted, and a new version would bring it back
             expire(uow, [record], now, self.limits)
             return None, 0
+        indexed = uow.index.file_slots(record.id)  # what the index holds, read before any version changes
+        held = None if indexed is None else held_text(uow, record.id, indexed)
+
+        # Indexed here, not left to a catch-up: it would re-index from the redacted text the index does not hold;
+        # before the agent's counters (one lock order: the file, the index's statistics, the counters).
+        def index(number: int) -> None:
+            refresh_file(uow, target.agent_id, record.id, number, held)
+
         made = None
         if record.current_version in plan.changes:  # a new version, so that readers catching up see the change
             content = plan.changes[record.current_version].content
-            made = self._commit(uow, target.agent_id, record.path, content, record.current_version, target.by).version
+            made = self._commit(
+                uow, target.agent_id, record.path, content, record.current_version, target.by, indexed=index
+            ).version
+        else:
+            index(record.current_version)
         grown = 0
         for number, removal in plan.changes.items():
             kept = uow.files.get_version(record.id, number)

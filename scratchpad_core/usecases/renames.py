@@ -73,7 +73,7 @@ class Renames(UseCaseBase):
                 removed, size = uow.files.delete(record.id, self._clock(), self.limits.remembered_deletions)
                 files, versions, freed = files + 1, versions + removed, freed + size
                 deleted.append(record.id)
-            for file_id in deleted:  # after every file's lock (one lock order: files, then the index's counters)
+            for file_id in deleted:  # after every file's lock (one lock order: files, then the index's statistics)
                 uow.index.drop_file(file_id)
             self._count(uow, agent_id, UsageDelta(files=-files, bytes=-freed))
             return DeletePrefixResult(prefix, files, versions)
@@ -118,10 +118,10 @@ class Renames(UseCaseBase):
         for (path, _), (from_id, to_id), record, number in zip(pairs, ids, indexed, numbers, strict=True):
             uow.index.drop_file(to_id)  # a record an earlier release left at the destination
             moved = rows[path]
-            if record is not None and moved is not None and record.version == moved.current_version:
-                uow.index.move_file(from_id, to_id, number)
+            if record is not None and moved is not None:  # the versions moved renumbered by number - current;
+                uow.index.move_file(from_id, to_id, record.version + number - moved.current_version)  # so does it
             else:
-                uow.index.drop_file(from_id)  # it lags: the destination is indexed by the next search
+                uow.index.drop_file(from_id)
         return [RenameResult(p, n, v) for (p, n), v in zip(pairs, numbers, strict=True)]
 
 

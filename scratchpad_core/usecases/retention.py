@@ -46,8 +46,8 @@ def trim_log(
     uow: UnitOfWork, rule: RetentionRule, log_id: int, first: int, last: int, now: int, *, index: bool = True
 ) -> Trimmed:
     """Drop, in the caller's transaction, the oldest batch of the log first..last that `rule` no longer keeps
-    (the log's row locked), with their index rows unless the caller drops those (index=False: an append, in
-    the same change as its own entry's); the caller counts them (Trimmed.delta)."""
+    (the log's row locked), with their index rows unless the catch-up drops them (index=False: an append,
+    which leaves the log in the index's backlog); the caller counts them (Trimmed.delta)."""
     count_below, end = drop_window(rule, first, last)
     since = age_threshold(rule, now)
     if since is None and count_below <= first:

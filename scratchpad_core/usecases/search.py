@@ -5,6 +5,7 @@ log entries holding such a line (scanning.py)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 
 from ..bounds import DEFAULT_SEARCH_RESULTS, MAX_QUERY_CHARS, MAX_SEARCH_RESULTS, check_range
@@ -15,8 +16,9 @@ from ..ports import Matcher, UnitOfWork
 from ..results import SearchResult
 from .aging import aged_floors
 from .base import UseCaseBase
-from .expiry import expired_paths
-from .indexer import catch_up
+from .expiry import visible
+from .indexer import CATCH_UP_BATCH, catch_up
+from .overlay import OverlayIndex
 from .passages import word_search
 from .scanning import scan
 
@@ -49,7 +51,9 @@ class Search(UseCaseBase):
         return result
 
     def _words(self, agent_id: str, query: str, prefix: str, max_results: int) -> SearchResult:
-        """The search reads a snapshot, after the agent's index has caught up with what an earlier release wrote."""
+        """The search ranks in a snapshot, after the agent's backlog was caught up (usecases.indexer): in bulk
+        by a store that writes, else (and for what was written since) through an overlay of it (usecases.overlay).
+        Finding the backlog is one probe of an index whose size is the backlog's."""
 
         def work(uow: UnitOfWork) -> SearchResult | None:
             terms = list(dict.fromkeys(uow.index.analyzer.terms(query)))
@@ -58,21 +62,34 @@ class Search(UseCaseBase):
                     "Invalid query: it has no word (letters or digits) to search for; "
                     "use exact=true to find punctuation or symbols."
                 )
-            if first and uow.index.lagging(agent_id) != ([], []):
+            if writes and uow.index.lagging(agent_id) != ([], []):
                 return None
+            index = OverlayIndex.of(uow, agent_id) if not writes else None  # (then the backlog was empty)
             now = self._clock()
-            hidden, floors = expired_paths(uow, agent_id, now), aged_floors(uow, agent_id, now)
-            return word_search(uow.index, agent_id, terms, prefix, max_results, hidden, floors)
+            shown, floors = visible(uow, agent_id, now), aged_floors(uow, agent_id, now)  # expired, aged: not there
+            return word_search(index or uow.index, agent_id, terms, prefix, max_results, shown, floors)
 
-        first = True
+        writes = self._writes_index
         result = self._transact(work, read_only=True)
         if result is None:
-            first = False  # if another old-release write landed meanwhile, search what is indexed
-            with contextlib.suppress(StorageError):  # a store that may not write (a viewer's) searches what is indexed
-                self._transact(lambda uow: catch_up(uow, agent_id))
+            with contextlib.suppress(StorageError):  # a store that may not write after all: the overlay
+                while self._transact(lambda uow: catch_up(uow, agent_id)) == CATCH_UP_BATCH:
+                    pass  # (a batch that found fewer left nothing written before it)
+            writes = False  # what was written since the catch-up, if anything, through the overlay
             result = self._transact(work, read_only=True)
         assert result is not None
         return result
+
+    def catch_up_index(self, limit: int = CATCH_UP_BATCH) -> int:
+        """Index up to `limit` files and logs of the agents' backlogs, a transaction an agent, skipping an agent
+        another replica's pass is at (the server's background pass, usecases.indexer); returns how many."""
+        agents = self._transact(lambda uow: uow.index.behind(limit), read_only=True)
+        done = 0
+        for agent in agents:
+            done += self._transact(functools.partial(_claimed, agent_id=agent, limit=limit - done))
+            if done >= limit:
+                break
+        return done
 
     def _lines(
         self, agent_id: str, query: str, prefix: str, max_results: int, regex: bool, case_sensitive: bool
@@ -94,6 +111,10 @@ class Search(UseCaseBase):
             return lambda line: _found(line.find(query))
         pattern = re.compile(re.escape(query), re.IGNORECASE)  # a literal: no backtracking to bound
         return lambda line: None if (match := pattern.search(line)) is None else match.start()
+
+
+def _claimed(uow: UnitOfWork, agent_id: str, limit: int) -> int:
+    return catch_up(uow, agent_id, limit) if uow.index.claim(agent_id) else 0
 
 
 def _found(index: int) -> int | None:

@@ -16,7 +16,6 @@ from ..results import DeleteResult, EditResult, WriteResult
 from ..retries import Request
 from .base import UseCaseBase, checked, not_found, require_file
 from .expiry import expire_if_due
-from .indexer import index_file
 from .outcomes import Committed, Edit
 
 
@@ -207,7 +206,6 @@ class FileWrites(UseCaseBase):
                 call.actor,
                 saved=saved,
                 create=version == 0,
-                previous=content,
             )
             return call.result(path, head.version, head.bytes, edit)
 
@@ -224,10 +222,11 @@ class FileWrites(UseCaseBase):
         saved: int = 0,
         *,
         create: bool = False,
-        previous: str | None = None,
+        indexed: Callable[[int], None] | None = None,
     ) -> Committed:
-        """Make `content` the file's next version, unless it equals the current one, and index it (`previous`:
-        the current content, when the caller has it)."""
+        """Make `content` the file's next version, unless it equals the current one. The index is not touched:
+        the row's new version puts the file in the agent's backlog (usecases.indexer), unless the caller indexes
+        it (`indexed`, given the new number before the agent's counters change: one lock order)."""
         head = Version.of(0, content, self._clock(), actor)
         outcome = uow.files.advance(agent_id, path, head, expected)
         if isinstance(outcome, NotAdvanced) and outcome.reason == "missing" and create:
@@ -243,20 +242,9 @@ class FileWrites(UseCaseBase):
             return Committed(outcome.current_version, 0, unchanged=True)
         number = outcome.version
         uow.files.add_version(outcome.file_id, dataclasses.replace(head, version=number))
-        self._index(uow, agent_id, outcome.file_id, number, content, previous if not outcome.created else None)
+        if indexed is not None:
+            indexed(number)
         _, freed = uow.files.prune(outcome.file_id, number - self.limits.max_versions + 1)
         delta = UsageDelta(files=int(outcome.created), bytes=head.bytes - freed, bytes_saved=saved)
         self._count(uow, agent_id, delta)
         return Committed(number, head.bytes)
-
-    @staticmethod
-    def _index(uow: UnitOfWork, agent_id: str, file_id: int, number: int, content: str, previous: str | None) -> None:
-        """Index version `number`: only the lines that changed when the index reflects the version before."""
-        record = uow.index.file_slots(file_id)
-        if record is not None and record.version == number - 1 and number > 1:
-            if previous is None:
-                before = uow.files.get_version(file_id, number - 1)  # still retained: pruning comes after
-                previous = None if before is None else before.content
-        else:
-            previous = None
-        index_file(uow.index, agent_id, file_id, number, content, record, previous)

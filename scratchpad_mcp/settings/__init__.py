@@ -99,6 +99,16 @@ class Settings(Variables):
         shown="3600 (1 h)",
         out_of_range="use 0 (never) or a number of seconds",
     )
+    index_every: Annotated[float, BeforeValidator(values.number)] = variable(
+        "SCRATCHPAD_INDEX_EVERY",
+        "seconds between the server's background passes over the search index's backlog (what writes left for "
+        "it; a search catches up whatever is left, so searches stay exact either way); 0: never",
+        1.0,
+        ge=0,
+        le=86_400,
+        shown="1",
+        out_of_range="use 0 (never) or a number of seconds up to 86,400",
+    )
     anthropic_api_key: SecretStr = variable("ANTHROPIC_API_KEY", "needed by `summarize_file` only", SecretStr(""))
     anthropic_base_url: str | None = variable(
         "ANTHROPIC_BASE_URL", "as in the anthropic SDK", None, shown="SDK default"

@@ -59,8 +59,8 @@ def generate() -> dict[str, Any]:
     if any(listed != tools[0] for listed in tools):
         raise RuntimeError("tools/list differs by protocol revision; first_replies.json holds one listing")
     otherwise = initialize.pop(UNKNOWN)["protocolVersion"]
-    return {"made_with": {**made_with, "python": PYTHON, "sources": source_digest()}, "otherwise": otherwise, "initialize": initialize,
-            "tools/list": tools[0]}  # fmt: skip
+    made_with.update(python=PYTHON, sources=source_digest())
+    return {"made_with": made_with, "otherwise": otherwise, "initialize": initialize, "tools/list": tools[0]}
 
 
 def main(argv: list[str]) -> int:

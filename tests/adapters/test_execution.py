@@ -98,10 +98,10 @@ def test_the_rows_read_by_position_are_selected_in_their_records_order() -> None
     """A listing builds FileInfos (and FileRecords), a read_log page LogEntries, from the driver's values by
     position (no dict per row): the columns selected must stay in the records' field order."""
     from scratchpad_adapters.sql import file_repository, log_repository
-    from scratchpad_adapters.sql.tables import files
     from scratchpad_core.model import FileInfo, FileRecord, LogEntry
 
-    assert [column.name for column in files.columns] == [field.name for field in dataclasses.fields(FileRecord)]
+    head = [field.name for field in dataclasses.fields(FileRecord)]
+    assert [column.name for column in file_repository._HEAD_ROW] == head  # (not the index's marker)
     assert [column.name for column in file_repository._INFO] == [field.name for field in dataclasses.fields(FileInfo)]
     selected = [column.name for column in log_repository._ENTRIES.selected_columns]
     assert selected == ["entry_id", "entry", "created_at", "actor"]

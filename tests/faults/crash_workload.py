@@ -1,5 +1,10 @@
 """A write-, edit-, append- and delete-heavy workload whose every acknowledged effect can be checked after a crash.
 
+Every write leaves its change in the search index's backlog, and a search catches a backlog up (a write
+transaction of its own): some calls are searches for a word the worker wrote last, which must find it, so kills
+also land while a search catches up; and after each kill `searchable` says whether the next search finds every
+acknowledged word (and none of a deleted file's).
+
 Each worker owns a few file paths and a log of one agent and calls tools on them one at a time, so it knows
 what each path holds after every acknowledged call (its model), and at most one call (the pending one) is
 unacknowledged when the server dies. After the crash, every path must hold exactly its model's state, except
@@ -57,9 +62,12 @@ class Worker:
         """Call tools until one is not acknowledged; each acknowledged reply must match the model."""
         while True:
             path, tool, args, after, check = self._next()
-            self.pending = (path, after)
+            self.pending = None if tool == "search_files" else (path, after)  # a search changes no path
+            arguments = (
+                {"agent_id": AGENT, **args} if tool == "search_files" else {"agent_id": AGENT, "path": path, **args}
+            )
             try:
-                reply = await call(tool, {"agent_id": AGENT, "path": path, **args})
+                reply = await call(tool, arguments)
             except Unacknowledged:
                 return
             check(reply)
@@ -81,6 +89,9 @@ class Worker:
             )
         path = self.rng.choice(self.file_paths)
         content, number = self.states[path]
+        if content is not None and self.rng.random() < 0.1:  # its newest word, found by a search now
+            query = {"query": word_of(content), "prefix": path, "max_results": 50}
+            return path, "search_files", query, (content, number), _found(path)
         roll = self.rng.random()
         if content is not None and roll < 0.15:
             return path, "delete_file", {}, (None, number), _expect(deleted=True)
@@ -123,6 +134,41 @@ class Worker:
             self.in_flight["did not happen"] += 1
         self.pending = None
         return None
+
+
+def word_of(content: str) -> str:
+    """The word of the token that starts a file's content (each write, edit and insert makes a new one)."""
+    return content.split("\n", 1)[0].rsplit("-", 1)[-1]
+
+
+def searchable(store: Any, workers: list[Worker]) -> str | None:
+    """Whether a search (store: a Scratchpad) finds each worker's files' and log's newest words where the rows
+    say they are, and nothing in a path that holds no file (deleted ones)."""
+    for worker in workers:
+        for path, (content, _) in worker.states.items():
+            if path == worker.log_path:
+                if content:
+                    entry = content[-1][1]
+                    found = {m.path for m in store.search_files(AGENT, entry.rsplit("-", 1)[-1]).matches}
+                    if path not in found:
+                        return f"{path}: a search does not find its entry {entry!r}"
+                continue
+            found = {m.path for m in store.search_files(AGENT, "id", prefix=path, max_results=50).matches}
+            if (content is not None) != (path in found):
+                return f"{path}: a search {'does not find' if content else 'finds'} its 'id' lines"
+            if content is not None:
+                for line in (line for line in content.splitlines() if "-" in line):  # a token's line
+                    hits = store.search_files(AGENT, line.rsplit("-", 1)[-1], prefix=path).matches
+                    if not any(line in m.text for m in hits):
+                        return f"{path}: a search does not find its line {line!r}"
+    return None
+
+
+def _found(path: str) -> Callable[[dict[str, Any]], None]:
+    def check(reply: dict[str, Any]) -> None:
+        assert path in {m["path"] for m in reply["matches"]}, reply
+
+    return check
 
 
 def _expect(**fields: Any) -> Callable[[dict[str, Any]], None]:

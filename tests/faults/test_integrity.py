@@ -74,7 +74,7 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
     "entry-gap": ([f"UPDATE log_entries SET entry_id = 0 WHERE log_id = {NOTES} AND entry_id = 1"],
                   {"entry-gap", "search-entry"}),  # the index holds entry 1, not 0
     "entry-head": ([f"UPDATE logs SET last_entry_id = last_entry_id + 1 WHERE id = {NOTES}"],
-                   {"entry-head", "search-lag"}),  # the live entries are now 2..4, the index holds 1..3
+                   {"entry-head"}),  # the live entries are now 2..4, the index holds 1..3: a backlog (a note)
     "entry-size": ([f"UPDATE log_entries SET entry = 'twelve bytes' WHERE log_id = {NOTES} AND entry_id = 2"],
                    {"entry-size", "search-entry"}),
     "tombstone-entries": (
@@ -108,7 +108,10 @@ INJECTIONS: dict[str, tuple[list[str], set[str]]] = {
     "search-terms": ([f"UPDATE search_rows SET length = length + 1 WHERE owner = {A_ROWS}"],
                      {"search-file", "search-counters"}),  # its terms are not its text's; the statistics differ
     "search-entry": ([f"UPDATE search_rows SET text = 'tw0' WHERE owner = -{NOTES} AND entry = 2"], {"search-entry"}),
-    "search-lag": ([f"UPDATE search_files SET version = version - 1 WHERE file_id = {A}"], {"search-lag"}),
+    # the index's record behind its file while the row's marker says it is not: no search would catch it up
+    "search-marker": ([f"UPDATE search_files SET version = version - 1 WHERE file_id = {A}"], {"search-marker"}),
+    "search-marker-log": ([f"UPDATE search_logs SET last_entry = last_entry - 1 WHERE log_id = {NOTES}"],
+                          {"search-marker"}),
     "search-counters": (["UPDATE search_agents SET documents = documents + 1 WHERE agent_id = 'alice'"],
                         {"search-counters"}),
     "orphan-search-rows": (["INSERT INTO search_rows (owner, entry, text, terms, length) VALUES (99999, 0, '', '', 0)"],
@@ -136,6 +139,8 @@ def filled(database_url: str) -> Iterator[str]:
     store.delete_log("alice", "old2")
     store.write_file("bob", "b.md", "bob's")
     store.append_log("bob", "journal", "day one")
+    for agent in ("alice", "bob"):
+        store.search_files(agent, "anything")  # the index caught up: no backlog
     store.close()
     yield database_url
 
@@ -243,6 +248,32 @@ def test_an_index_row_its_file_does_not_list_is_no_result_and_is_named(filled: s
 
 
 @SQL_ONLY
+def test_a_backlog_is_a_note_and_a_lying_marker_is_named_with_its_repair(filled: str) -> None:
+    store = open_store(filled, limits=LIMITS)
+    store.write_file("alice", "a.md", "v9 deploy\n")  # in the backlog until a search
+    store.append_log("alice", "notes", "four")
+    store.close()
+    report = run_check(filled)
+    backlog = "note: 1 files and 1 logs wait in the search index's backlog (written, not yet indexed: the next"
+    assert report.ok and [n[: len(backlog)] for n in report.notes] == [backlog], list(report.lines())
+    inject(filled, [f"UPDATE files SET indexed_version = current_version WHERE id = {A}"])  # says: indexed
+    report = run_check(filled)
+    assert set(report.counts) == {"search-marker"}, list(report.lines())
+    (line,) = [line for line in report.lines() if line.startswith("search-marker: ")]
+    assert line.startswith(
+        "search-marker: agent 'alice', a.md: the row says the index holds version 6, its record "
+        "holds version 5. Set the markers from the index records"
+    )
+    inject(filled, ["UPDATE" + part.rstrip("; ") for part in line.split("UPDATE")[1:]])  # its two statements
+    report = run_check(filled)  # the repair the line names: the markers from the records, a.md back in the backlog
+    assert report.ok and [n[: len(backlog)] for n in report.notes] == [backlog], list(report.lines())
+    store = open_store(filled, limits=LIMITS)
+    assert [m.path for m in store.search_files("alice", "deploy").matches] == ["a.md"]
+    store.close()
+    assert run_check(filled).notes == []
+
+
+@SQL_ONLY
 def test_a_report_shows_a_bounded_sample_and_counts_the_rest(filled: str) -> None:
     extra = EXAMPLES + 15
     inject(filled, [
@@ -278,6 +309,7 @@ def test_more_versions_than_the_setting_is_a_note_until_the_next_write(filled: s
     for n in range(6):
         store.write_file("bob", "b.md", f"bob {n}\n")
         store.write_file("bob", "c.md", f"bob {n}\n")
+    store.search_files("bob", "bob")  # (no backlog left to note)
     store.close()
     note = ("note: 2 files retain more than SCRATCHPAD_MAX_VERSIONS=3 versions (up to 7), as kept under a higher "
             "setting; the extra versions go at each file's next write. Not a violation.")  # fmt: skip
@@ -292,6 +324,7 @@ def test_more_versions_than_the_setting_is_a_note_until_the_next_write(filled: s
 
     store = open_store(filled, limits=LIMITS)  # the next write under the lower setting prunes that file
     store.write_file("bob", "b.md", "bob again\n")
+    store.search_files("bob", "bob")
     store.close()
     assert run_check(filled).notes == [note.replace("2 files retain", "1 file retains").replace("up to 7", "up to 6")]
 
