@@ -3,16 +3,20 @@ files, for usage, quotas and prune): built once per shape, a range scan of an in
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Select, and_, bindparam, func, select
 
+from scratchpad_core.model import FileRecord
+
 from .queries import prefix_bounds, under_prefix
 from .tables import file_versions, files
 
 f, v = files.c, file_versions.c
+RECORD_COLUMNS = [f[field.name] for field in dataclasses.fields(FileRecord)]  # a FileRecord's (not the index's marker)
 
 
 @functools.cache
@@ -25,7 +29,7 @@ def written_before(total: bool, prefixed: bool, excluded: int, limited: bool) ->
     if total:  # every live file has its current version: the join keeps each one
         counted = select(func.count(func.distinct(f.id)), func.coalesce(func.sum(v.bytes), 0))
         return counted.select_from(files.join(file_versions, v.file_id == f.id)).where(*where)
-    query = select(files).where(*where).order_by(f.path)
+    query = select(*RECORD_COLUMNS).where(*where).order_by(f.path)
     return query.limit(bindparam("limit")) if limited else query
 
 

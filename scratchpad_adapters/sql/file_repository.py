@@ -27,7 +27,7 @@ from sqlalchemy import (
 from scratchpad_core.model import Advance, Advanced, FileInfo, FileRecord, NotAdvanced, Version, VersionInfo
 
 from .execution import run
-from .file_ages import written_before, written_before_params
+from .file_ages import RECORD_COLUMNS, written_before, written_before_params
 from .file_moves import move_heads
 from .queries import forgetting, prefix_bounds, under_prefix
 from .tables import file_versions, files, summaries
@@ -36,7 +36,7 @@ from .upserts import insert_ignore
 _STREAM_BATCH = 4  # versions in memory at once while a search streams them: memory that does not grow with a store
 f, v, s = files.c, file_versions.c, summaries.c
 
-_HEAD_ROW = [files.c[field.name] for field in dataclasses.fields(FileRecord)]  # not the index's marker
+_HEAD_ROW = RECORD_COLUMNS
 _BY_PATH = select(*_HEAD_ROW).where(f.agent_id == bindparam("agent_id"), f.path == bindparam("path"))
 _LOCK_BY_PATH = _BY_PATH.with_for_update()
 # A deleted file keeps its row as a tombstone: current_version holds minus its last version, so that a

@@ -22,7 +22,7 @@ from ..redaction import Removal, Shape, check_secret, could_confirm, marker, rem
 from ..results import RedactResult
 from .base import checked
 from .expiry import expire
-from .indexer import held_text, index_log, refresh_file
+from .indexer import CATCH_UP_BATCH, catch_up, held_text, index_log, refresh_file
 from .redaction_scan import FilePlan, LogPlan, Scan
 from .writes import FileWrites
 
@@ -109,6 +109,9 @@ class Redaction(FileWrites):
             self._count(uow, target.agent_id, UsageDelta(bytes=grown, operations=0))
             return RedactResult(rows, requests_forgotten=_forget(uow, target))
 
+        if not target.dry_run:  # the index first holds the current text only: no text of a version since pruned
+            while self._transact(lambda uow: catch_up(uow, target.agent_id)) == CATCH_UP_BATCH:
+                pass
         return self._transact(work, read_only=target.dry_run)
 
     def _apply_file(self, uow: UnitOfWork, target: Target, plan: FilePlan, now: int) -> tuple[int | None, int]:

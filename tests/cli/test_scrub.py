@@ -62,31 +62,41 @@ def agent_key(database: Path) -> int:
     return int(key)
 
 
+def indexed(store: Scratchpad) -> None:
+    """A search while the secret is stored: its terms enter the index (writers leave it a backlog, issue 29)."""
+    assert store.search_files(A, "Zephvorlinx").count >= 1
+
+
 def by_delete_file(store: Scratchpad, clock: list[int]) -> None:
     store.write_file(A, "s.md", f"note\n{SECRET}\n")
+    indexed(store)
     store.delete_file(A, "s.md")
 
 
 def by_delete_log(store: Scratchpad, clock: list[int]) -> None:
     store.append_log(A, "s.log", f"saw {SECRET}")
+    indexed(store)
     store.delete_log(A, "s.log")
 
 
 def by_retention(store: Scratchpad, clock: list[int]) -> None:
     store.set_retention(A, logs="runs/", keep_entries=1)
     store.append_log(A, "runs/today", f"saw {SECRET}")
+    indexed(store)
     store.append_log(A, "runs/today", "nothing to see")  # the first entry is dropped
 
 
 def by_expiry(store: Scratchpad, clock: list[int]) -> None:
     store.set_retention(A, files="tmp/", max_age="1h")
     store.write_file(A, "tmp/scratch.md", f"{SECRET}\n")
+    indexed(store)
     clock[0] += HOUR + 1
     assert store.prune().files_expired == 1
 
 
 def by_version_window(store: Scratchpad, clock: list[int]) -> None:
     store.write_file(A, "plan.md", f"step 0 {SECRET}\n")
+    indexed(store)
     for number in range(1, store.limits.max_versions + 1):  # version 1 falls out of the kept window
         store.write_file(A, "plan.md", f"step {number}\n")
 
@@ -94,6 +104,7 @@ def by_version_window(store: Scratchpad, clock: list[int]) -> None:
 def by_redaction(store: Scratchpad, clock: list[int]) -> None:
     store.write_file(A, "n.md", f"key {SECRET}\n")
     store.append_log(A, "n.log", f"key {SECRET}")
+    indexed(store)
     store.redact_everywhere(A, SECRET, by="ops")
 
 

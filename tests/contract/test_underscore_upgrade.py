@@ -56,8 +56,6 @@ def test_the_upgrade_splits_underscore_words_of_the_rows_holding_them_only(
 ) -> None:
     assert migrate.current_revision(engine) == "0010"
     before = terms_by_row(engine)
-    stale = check(engine, Limits())  # this release's rule disagrees with what the one before indexed
-    assert stale.rules_broken == ["search-entry", "search-file"]
     capfd.readouterr()
 
     migrate.upgrade(engine)
