@@ -9,6 +9,7 @@ and the server's settings are named after the Limits fields.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -47,6 +48,15 @@ class Breach:
 
     def error(self, delta: UsageDelta, limits: Limits) -> QuotaExceeded:
         return refusal(self.rule, self.usage, delta, limits)
+
+
+NO_QUOTA = 2**62  # what a lifted quota bounds a counter by
+
+
+def lifted(limits: Limits) -> Limits:
+    """The limits without their quotas: for an operator's redaction, which removes content and must not be
+    refused for the few bytes its markers add (the counters still count them)."""
+    return dataclasses.replace(limits, **{rule.limit: NO_QUOTA for rule in QUOTAS})
 
 
 def quotas_passed_by(delta: UsageDelta, limits: Limits) -> dict[str, int]:

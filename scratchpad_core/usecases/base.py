@@ -12,6 +12,7 @@ from ..limits import Limits
 from ..model import FileRecord, UsageDelta
 from ..paths import check_agent_id, check_path
 from ..ports import Clock, RegexEngine, Summarizer, UnitOfWork, UnitOfWorkFactory
+from ..quotas import lifted
 from ..retries import Request
 from .expiry import FREED, Room, has_expired
 
@@ -115,8 +116,9 @@ class UseCaseBase:
             return None
         return request.replay(stored, retention)
 
-    def _count(self, uow: UnitOfWork, agent_id: str, delta: UsageDelta | None = None) -> None:
-        """Apply a counter change in the caller's transaction, or refuse it with the quota it passes.
+    def _count(self, uow: UnitOfWork, agent_id: str, delta: UsageDelta | None = None, *, quotas: bool = True) -> None:
+        """Apply a counter change in the caller's transaction, or refuse it with the quota it passes (quotas=False:
+        counted, never refused; quotas.lifted).
 
         Expired files count nowhere: a change that a quota would refuse while the agent has some not yet pruned
         runs again from the start, with them deleted first (expiry.Room), so that a refusal counts only what
@@ -125,7 +127,7 @@ class UseCaseBase:
         room = _ROOM.get()
         if room is not None and room.agent_id == agent_id:
             room.settle(uow, self.limits)
-        breach = uow.usage.apply(agent_id, delta, self.limits)
+        breach = uow.usage.apply(agent_id, delta, self.limits if quotas else lifted(self.limits))
         if breach is None:
             return
         if room is None and breach.rule.counter in FREED and has_expired(uow, agent_id, self._clock()):

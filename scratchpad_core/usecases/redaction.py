@@ -106,7 +106,7 @@ class Redaction(FileWrites):
             for log in logs:
                 grown += _apply_log(uow, target.agent_id, log)
                 rows.extend(log.rows())
-            self._count(uow, target.agent_id, UsageDelta(bytes=grown, operations=0))
+            self._count(uow, target.agent_id, UsageDelta(bytes=grown, operations=0), quotas=False)
             return RedactResult(rows, requests_forgotten=_forget(uow, target))
 
         if not target.dry_run:  # the index first holds the current text only: no text of a version since pruned
@@ -132,7 +132,14 @@ class Redaction(FileWrites):
         if record.current_version in plan.changes:  # a new version, so that readers catching up see the change
             content = plan.changes[record.current_version].content
             made = self._commit(
-                uow, target.agent_id, record.path, content, record.current_version, target.by, indexed=index
+                uow,
+                target.agent_id,
+                record.path,
+                content,
+                record.current_version,
+                target.by,
+                indexed=index,
+                quotas=False,  # removing a text is never refused for the bytes its marker adds
             ).version
         else:
             index(record.current_version)

@@ -223,10 +223,12 @@ class FileWrites(UseCaseBase):
         *,
         create: bool = False,
         indexed: Callable[[int], None] | None = None,
+        quotas: bool = True,
     ) -> Committed:
         """Make `content` the file's next version, unless it equals the current one. The index is not touched:
         the row's new version puts the file in the agent's backlog (usecases.indexer), unless the caller indexes
-        it (`indexed`, given the new number before the agent's counters change: one lock order)."""
+        it (`indexed`, given the new number before the agent's counters change: one lock order). quotas=False:
+        counted, never refused (a redaction)."""
         head = Version.of(0, content, self._clock(), actor)
         outcome = uow.files.advance(agent_id, path, head, expected)
         if isinstance(outcome, NotAdvanced) and outcome.reason == "missing" and create:
@@ -238,7 +240,7 @@ class FileWrites(UseCaseBase):
             if outcome.reason == "conflict":  # whatever the file holds: a second writer is not a retry
                 assert expected is not None, "only an expected version can conflict"
                 raise VersionConflict(path, expected, outcome.current_version)
-            self._count(uow, agent_id, UsageDelta(bytes_saved=saved))
+            self._count(uow, agent_id, UsageDelta(bytes_saved=saved), quotas=quotas)
             return Committed(outcome.current_version, 0, unchanged=True)
         number = outcome.version
         uow.files.add_version(outcome.file_id, dataclasses.replace(head, version=number))
@@ -246,5 +248,5 @@ class FileWrites(UseCaseBase):
             indexed(number)
         _, freed = uow.files.prune(outcome.file_id, number - self.limits.max_versions + 1)
         delta = UsageDelta(files=int(outcome.created), bytes=head.bytes - freed, bytes_saved=saved)
-        self._count(uow, agent_id, delta)
+        self._count(uow, agent_id, delta, quotas=quotas)
         return Committed(number, head.bytes)

@@ -153,3 +153,18 @@ def test_an_expired_file_holding_the_text_is_pruned(store: Scratchpad, clock: Cl
     assert store.clear_retention(A, files="a.md")
     assert store.list_files(A).count == 2  # clearing the rule brings nothing back
     recount.check(store, A)
+
+
+def test_an_agent_at_its_byte_quota_can_still_have_a_text_removed(
+    backend: Backend, clock: Clock, recount: Recounter
+) -> None:
+    """A marker is longer than the text it replaces: the redaction is counted, never refused by the quota, so an
+    agent whose storage is full can always be cleaned of a secret."""
+    content = f"key {SECRET}\n" + "x" * 200 + "\n"
+    quota = len(content.encode()) + 40  # one version fits; the redacted version beside it does not
+    store = open_with(backend, clock, Limits(quota_bytes=quota))
+    store.write_file(A, "k.md", content)
+    done = store.redact_everywhere(A, SECRET, by="ops")
+    assert [row.version for row in done.redacted] == [1]
+    assert SECRET not in store.read_file(A, "k.md").content
+    assert recount.check(store, A).total_bytes > quota  # counted as stored: a write that grows it is refused
