@@ -251,8 +251,8 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
 )
 @json_option
 def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex: bool, prefix: str | None,
-           limit: int, as_json: bool) -> None:  # fmt: skip
-    """Find what an agent stored, by the words of QUERY.
+           limit: int, as_json: bool) -> int:  # fmt: skip
+    """Find what an agent stored, by the words of QUERY; exit 1 when nothing matches (as grep does).
 
     By default QUERY is words (a question works): the passages of the agent's files and the log entries that
     hold them, best first, each shown as its lines (path:line: text; a log entry as path#entry: text), passages
@@ -265,7 +265,12 @@ def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex
     )
     if as_json:
         emit_json(found)
-        return
+        return 0 if found.matches else 1
+    if not found.matches:
+        mode = "regular expression" if regex else "text" if exact else "words"
+        under = f" under {prefix}" if prefix else ""
+        click.echo(f"scratchpad-mcp: no match for the {mode} {query!r} in {agent_id}'s files and logs{under}.", err=True)
+        return 1
     for number, match in enumerate(found.matches):
         if match.end_line is not None and number:
             click.echo("--")
@@ -278,6 +283,7 @@ def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex
     if found.has_more:
         advice = "narrow the query or --prefix, or raise --limit"
         click.echo(f"scratchpad-mcp: more results than {limit}: {advice}.", err=True)
+    return 0
 
 
 @inspection_command("stats")
