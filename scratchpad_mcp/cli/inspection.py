@@ -269,7 +269,9 @@ def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex
     if not found.matches:
         mode = "regular expression" if regex else "text" if exact else "words"
         under = f" under {prefix}" if prefix else ""
-        click.echo(f"scratchpad-mcp: no match for the {mode} {query!r} in {agent_id}'s files and logs{under}.", err=True)
+        click.echo(
+            f"scratchpad-mcp: no match for the {mode} {query!r} in {agent_id}'s files and logs{under}.", err=True
+        )
         return 1
     for number, match in enumerate(found.matches):
         if match.end_line is not None and number:

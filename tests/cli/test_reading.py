@@ -90,7 +90,10 @@ def test_search_with_no_match_says_so_and_exits_1_as_grep_does(filled: Scratchpa
     for args, said in (
         (("nowhere",), "no match for the words 'nowhere' in alice's files and logs."),
         (("STEP Z", "--exact"), "no match for the text 'STEP Z' in alice's files and logs."),
-        (("^zz$", "--regex", "--prefix", "plans/"), "no match for the regular expression '^zz$' in alice's files and logs under plans/."),
+        (
+            ("^zz$", "--regex", "--prefix", "plans/"),
+            "no match for the regular expression '^zz$' in alice's files and logs under plans/.",
+        ),
     ):
         done = inspect("search", "-a", "alice", *args)
         assert (done.code, done.out) == (1, ""), args
