@@ -172,6 +172,8 @@ def ratios_plot(figures: dict[str, Any]) -> str:
         for y, value in zip(offsets, values, strict=True):
             axes.text(value, y, f" {value:g}×", va="center", fontsize=7)
     axes.set_xscale("log")
+    ticks = [0.5, 1, 2, 5, 10, 20]
+    axes.set_xticks(ticks, [f"{tick:g}×" for tick in ticks])
     axes.axvline(1.0, color="#333333", linewidth=1)
     axes.set_yticks(range(len(rows)), labels, fontsize=8)
     axes.invert_yaxis()
