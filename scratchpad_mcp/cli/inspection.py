@@ -252,13 +252,14 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
 @json_option
 def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex: bool, prefix: str | None,
            limit: int, as_json: bool) -> int:  # fmt: skip
-    """Find what an agent stored, by the words of QUERY; exit 1 when nothing matches (as grep does).
+    """Find what an agent stored, by the words of QUERY.
 
     By default QUERY is words (a question works): the passages of the agent's files and the log entries that
     hold them, best first, each shown as its lines (path:line: text; a log entry as path#entry: text), passages
     apart by a line "--". --exact finds the lines holding QUERY as it is, --regex those matching it as a
     regular expression (RE2 syntax: no backreferences, lookaround or recursion), in the current version of each
     file in path order, then the log entries holding such a line (path#entry: the entry), by path and entry.
+    Nothing found: says so on stderr and exits 1, as grep does.
     """
     found = inspection.store.search_files(
         inspection.agent(agent_id), query, prefix, max_results=limit, exact=exact, regex=regex

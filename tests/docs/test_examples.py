@@ -6,6 +6,7 @@ here say why in their marker (tests/docs/examples.py); a broken example fails it
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -107,3 +108,10 @@ def test_the_collector_reads_indented_blocks_and_leaves_other_languages() -> Non
     operations = collect(ROOT / "docs" / "operations.md")
     assert any(example.code.startswith("KEY=$(") for example in operations)  # inside a numbered list
     assert all(example.language in {"sh", "python"} for example in operations)
+
+
+def test_the_readme_is_a_front_door_into_every_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    linked = set(re.findall(r"\]\(docs/([\w-]+\.md)", readme))
+    assert linked == {page.name for page in (ROOT / "docs").glob("*.md")} - {"index.md"}
