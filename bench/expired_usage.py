@@ -12,7 +12,7 @@ library call on the wall clock:
 - a write that the file quota (N + 64) would refuse while the 64 expired files count: it deletes them first, in
   its own transaction, and is accepted (5 rounds, each with 64 newly expired files);
 and, for reference, a plain write of the same agent with nothing to make room for.
-Figures only, no asserts; they go to the README.
+Figures only, no asserts; they go to the docs (docs/).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ burst of one-line edits (each file's first line, one edit a file) and searches: 
 whole burst up), or after --pause seconds with no call (the background pass, SCRATCHPAD_INDEX_EVERY=1, catches
 it up meanwhile). A round asks one question in the three regimes (with no backlog first); medians over --rounds
 rounds (questions cost differently: a round's three are compared), in ms.
-Figures only, no asserts; they go to the README.
+Figures only, no asserts; they go to the docs (docs/).
 """
 
 from __future__ import annotations

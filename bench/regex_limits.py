@@ -7,7 +7,7 @@ One server process over HTTP (SQLite, SCRATCHPAD_AUTH=none), a real MCP client. 
 `a` ending in `!`, a 1 MiB line of mixed text and a log entry; after a few warm searches the server's RSS is its
 idle size, and its peak (VmHWM) is started again from there (5 > /proc/PID/clear_refs). Each hostile pattern is
 then searched once: its time, what came back (an answer, or the refusal's first words), and the server's RSS
-after it; at the end, the peak since idle. Figures only, no asserts; they go to the README.
+after it; at the end, the peak since idle. Figures only, no asserts; they go to the docs (docs/).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Side by side in one run, on one store per backend: agent "free" has no rule at a
 its search rows) in its own transaction; a third, "aged", keeps entries younger than 30 days (nothing is old
 enough to go: the cost of the check). Appends alternate between the logs, in rounds, so that drift (the WAL
 growing, a checkpoint, autovacuum) falls on both alike. Each time is one library append_log call, wall clock.
-Figures only, no asserts; they go to the README.
+Figures only, no asserts; they go to the docs (docs/).
 """
 
 from __future__ import annotations

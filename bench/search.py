@@ -11,7 +11,7 @@ passage (or entry) that holds an evidence turn. Beside it, in the same run: bm25
 PyStemmer, English stopwords, its defaults otherwise) over the same lines, its top 10; and the search this issue
 replaces, as an agent used it: the question as a literal string, and the question's rarest word (today's default
 of 20 lines a reply). Bytes are UTF-8: our whole reply's compact JSON (as the MCP server sends it) against the
-text of bm25s's 10 lines. Figures only, no asserts; they go to the README.
+text of bm25s's 10 lines. Figures only, no asserts; they go to the docs (docs/).
 """
 
 from __future__ import annotations

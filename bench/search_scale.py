@@ -21,7 +21,7 @@
   write_file of 1 KiB, then append_log of 200 B, on each in turn (the first alternates round by round): calls per
   second, as issue 29's targets are put (at least 0.9x the previous release's throughput).
 
-Figures only, no asserts; they go to the README.
+Figures only, no asserts; they go to the docs (docs/).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 Each release runs in its own process on a fresh SQLite file (sqlite3's trace callback counts every statement,
 a trigger's included, BEGIN and COMMIT too): write_file of 1 KiB, append_log of 200 B, and a one-line edit_file
 of a 20,000-line file, the mean of 10 calls each. a42ecc5 is the release before the search index, 1f37598 the
-one that indexed in the writer's transaction. Figures only; they go to the README.
+one that indexed in the writer's transaction. Figures only; they go to the docs (docs/).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ as `scratchpad-mcp` builds it) and measures what crosses the wire:
   request B = the tool arguments as compact JSON (what the model writes),
   reply B   = the text content of the tool result (what the model reads).
 The naive alternative is a full read_file (for reads) or a write_file of the whole new content (for
-changes). Prints a Markdown table that can be pasted into the README; targets say PASS or FAIL. First
+changes). Prints a Markdown table that can be pasted into the docs; targets say PASS or FAIL. First
 comes the fixed cost of every turn, the tool definitions, beside the original's (bench.definitions).
 """
 

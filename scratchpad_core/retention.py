@@ -66,11 +66,15 @@ class RetentionRule:
     max_age: int | None = None  # seconds
 
     def describe(self) -> str:
+        return f"{self.agent_id} {self.kind} {self.prefix or '(all)'}: " + "; ".join(self.limits())
+
+    def limits(self) -> list[str]:
+        """What the rule keeps, in words: "keep the newest 1,000 entries", "drop entries older than 30d"."""
         parts = [] if self.keep_entries is None else [f"keep the newest {self.keep_entries:,} entries"]
         if self.max_age is not None:
             verb = "expire" if self.kind == FILES else "drop entries older than"
             parts.append(f"{verb} {format_duration(self.max_age)}" + (" after the last write" * (self.kind == FILES)))
-        return f"{self.agent_id} {self.kind} {self.prefix or '(all)'}: " + "; ".join(parts)
+        return parts
 
 
 def make_rule(

@@ -123,6 +123,11 @@ class Analyzer:
 
     def first_match(self, text: str, terms: frozenset[str] | set[str]) -> int | None:
         """Where in `text` the first word whose term is among `terms` starts (None: none is)."""
+        return next((start for start, _ in self.spans(text, terms)), None)
+
+    def spans(self, text: str, terms: frozenset[str] | set[str]) -> Iterator[tuple[int, int]]:
+        """(start, end) in `text` of each word whose term is among `terms`, in order (a run of Chinese or Japanese
+        text: each run holding a pair of characters among them, whole)."""
         folded, starts = _folded_with_offsets(text)
         for match in _TOKENS.finditer(folded):
             token = match.group()
@@ -131,8 +136,7 @@ class Analyzer:
             else:
                 found = bool(set(self.terms(token)) & terms)
             if found:
-                return starts[match.start()]
-        return None
+                yield starts[match.start()], starts[match.end()]
 
 
 def _folded_with_offsets(text: str) -> tuple[str, list[int]]:

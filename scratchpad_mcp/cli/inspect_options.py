@@ -40,14 +40,15 @@ def paged(what: str) -> Callable[[F], F]:
     return decorate
 
 
-def inspection_command(name: str) -> Callable[[Callable[..., None]], click.Command]:
-    """A command that reads through an Inspection (passed first) and exits 0 once it has printed."""
+def inspection_command(name: str) -> Callable[[Callable[..., int | None]], click.Command]:
+    """A command that reads through an Inspection (passed first) and exits 0 once it has printed, or with the
+    status it returns (search: 1 when nothing matched, as grep does)."""
 
-    def decorate(function: Callable[..., None]) -> click.Command:
+    def decorate(function: Callable[..., int | None]) -> click.Command:
         def run(invocation: Invocation, /, **options: Any) -> int:
             with inspecting(invocation) as inspection, said_in_cli_terms(options):
-                function(inspection, **options)
-            return 0
+                status = function(inspection, **options)
+            return status or 0
 
         run.__doc__ = function.__doc__
         run.__click_params__ = function.__click_params__  # type: ignore[attr-defined]  # the options given to it

@@ -251,7 +251,7 @@ def _print_entries(entries: list[LogEntryOut], as_json: bool) -> None:
 )
 @json_option
 def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex: bool, prefix: str | None,
-           limit: int, as_json: bool) -> None:  # fmt: skip
+           limit: int, as_json: bool) -> int:  # fmt: skip
     """Find what an agent stored, by the words of QUERY.
 
     By default QUERY is words (a question works): the passages of the agent's files and the log entries that
@@ -259,13 +259,21 @@ def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex
     apart by a line "--". --exact finds the lines holding QUERY as it is, --regex those matching it as a
     regular expression (RE2 syntax: no backreferences, lookaround or recursion), in the current version of each
     file in path order, then the log entries holding such a line (path#entry: the entry), by path and entry.
+    Nothing found: says so on stderr and exits 1, as grep does.
     """
     found = inspection.store.search_files(
         inspection.agent(agent_id), query, prefix, max_results=limit, exact=exact, regex=regex
     )
     if as_json:
         emit_json(found)
-        return
+        return 0 if found.matches else 1
+    if not found.matches:
+        mode = "regular expression" if regex else "text" if exact else "words"
+        under = f" under {prefix}" if prefix else ""
+        click.echo(
+            f"scratchpad-mcp: no match for the {mode} {query!r} in {agent_id}'s files and logs{under}.", err=True
+        )
+        return 1
     for number, match in enumerate(found.matches):
         if match.end_line is not None and number:
             click.echo("--")
@@ -278,6 +286,7 @@ def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex
     if found.has_more:
         advice = "narrow the query or --prefix, or raise --limit"
         click.echo(f"scratchpad-mcp: more results than {limit}: {advice}.", err=True)
+    return 0
 
 
 @inspection_command("stats")

@@ -3,9 +3,11 @@ the composition root: Servers), and the one-line progress notes on stderr."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Protocol, TextIO
 
 from scratchpad_adapters.sql.urls import safe_url
@@ -70,6 +72,8 @@ class Invocation:
             "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),
             extra={"event": "startup", "transport": settings.transport, "database": shown, "auth": settings.auth},
         )  # fmt: skip
+        if settings.transport == "stdio" and sys.stdin.isatty():
+            print(waiting_on_a_terminal(), file=sys.stderr, flush=True)
         self.servers.mcp(settings)
         return 0
 
@@ -79,6 +83,22 @@ class Invocation:
         databases.refuse_to_guess(settings, os.environ, self.option)
         progress(f"database {database.named()}")  # before any work: an operator sees which one it is
         return settings
+
+
+def waiting_on_a_terminal() -> str:
+    """What a person who started the stdio server in a terminal is told: it waits for an MCP client, and how a
+    host starts it instead."""
+    root = Path(__file__).resolve().parents[2]
+    checkout = str(root) if (root / "pyproject.toml").exists() else "/path/to/checkout"
+    entry = {"command": "uv", "args": ["run", "--directory", checkout, "scratchpad-mcp"]}  # the checkout as it is
+    return (
+        "scratchpad-mcp: waiting for an MCP client on stdin (MCP over stdio: a host such as Claude Desktop starts "
+        "this command itself; Ctrl-C stops it).\n"
+        "  Claude Desktop: add to claude_desktop_config.json, then restart it:\n"
+        f"    {json.dumps({'mcpServers': {'scratchpad': entry}})}\n"
+        f"  Claude Code: claude mcp add --transport stdio scratchpad -- uv run --directory {checkout} scratchpad-mcp\n"
+        "  Over HTTP instead: MCP_TRANSPORT=http uv run scratchpad-mcp. More: docs/getting-started.md"
+    )
 
 
 def check_exposure(settings: Settings) -> None:

@@ -89,7 +89,7 @@ def build_app(
 
 
 async def to_the_view(request: Request) -> Response:
-    """/ui, as the README names the view, is /ui/ (the mount answers only below it): a relative redirect, which
+    """/ui, as the docs name the view, is /ui/ (the mount answers only below it): a relative redirect, which
     holds behind a proxy that serves the server under a prefix."""
     query = request.url.query
     return RedirectResponse("ui/" + (f"?{query}" if query else ""), status_code=307)

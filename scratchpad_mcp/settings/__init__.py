@@ -1,10 +1,10 @@
 """Settings: every variable the server reads (name, type, default, bounds, meaning); uses core and adapters.
 
 Each field with a variable name (its validation alias) is one variable; the limits and quotas are one
-variable per field of scratchpad_core's Limits, SCRATCHPAD_ and the field's name in capitals. The
-README's table of settings is generated from these definitions (settings/docs.py). What the bind address,
-SCRATCHPAD_ALLOWED_HOSTS and SCRATCHPAD_PUBLIC_URL mean for a request's Host and Origin, and the ASGI middleware
-that applies it to every HTTP route (the HTTP server's and the `web` command's), live in settings/hosts.py.
+variable per field of scratchpad_core's Limits, SCRATCHPAD_ and the field's name in capitals. The docs'
+table of settings (docs/operations.md) is generated from these definitions (settings/docs.py). What the bind
+address, SCRATCHPAD_ALLOWED_HOSTS and SCRATCHPAD_PUBLIC_URL mean for a request's Host and Origin, and the ASGI
+middleware that applies it to every HTTP route (the HTTP server's and the `web` command's), live in settings/hosts.py.
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class Settings(Variables):
         "SCRATCHPAD_MAX_READ_BYTES",
         "largest content a `read_file` to the end of a file returns; past it, the lines that fit, with "
         "`truncated: true`, `total_lines` and `next_start_line` (for clients that cap a tool result, see "
-        "[Claude Code](#claude-code))",
+        "[Claude Code](getting-started.md#claude-code))",
         0,
         ge=0,
         shown="0 (off)",

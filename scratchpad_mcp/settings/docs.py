@@ -1,7 +1,7 @@
-"""The README's table of settings, generated from their definitions in scratchpad_mcp.settings.
+"""The docs' table of settings (docs/operations.md), generated from their definitions in scratchpad_mcp.settings.
 
-uv run python -m scratchpad_mcp.settings.docs            # print the table
-uv run python -m scratchpad_mcp.settings.docs README.md  # rewrite the table between its markers in README.md
+uv run python -m scratchpad_mcp.settings.docs                      # print the table
+uv run python -m scratchpad_mcp.settings.docs docs/operations.md   # rewrite the table between its markers there
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def settings_table() -> str:
 
 
 def with_table(text: str) -> str:
-    """`text` (the README) with the table between its markers replaced by the generated one."""
+    """`text` (docs/operations.md) with the table between its markers replaced by the generated one."""
     head, start, rest = text.partition(START + "\n")
     _, end, tail = rest.partition(END)
     if not start or not end:

@@ -31,7 +31,7 @@ def variable(
     out_of_range: str | None = None,
     validate_default: bool = False,
 ) -> Any:
-    """A field read from the variable `name`; `shown` is its default as the README says it."""
+    """A field read from the variable `name`; `shown` is its default as the docs' settings table says it."""
     extra: JsonDict = {} if shown is None else {"shown": shown}
     if ge is not None:
         extra["out_of_range"] = out_of_range or integer_range(int(ge), None if le is None else int(le))

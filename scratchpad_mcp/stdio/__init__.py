@@ -19,7 +19,7 @@ tests/deploy/test_http_direct). What each saves, and when the SDK does the work 
   checks only when the SDK's transport would take it as is.
 - warm_start: a host's first initialize and tools/list (or server/discover) answered from the replies the last
   start made the same way gave, while the rest of the server imports: the first tools/list in 0.027 s instead of
-  about 0.6 s (0.689 s without it, README's Development). The server answers instead (or first_start, below) on a
+  about 0.6 s (0.689 s without it, docs/benchmarks.md). The server answers instead (or first_start, below) on a
   first start, after any change to the command line, folder, environment, Python or installed code (the cache
   file's hash), with a cache it cannot read, and for any request not recorded exactly (all but its id) or out of
   turn. Standard library only: launch imports it before anything heavy, so this __init__ imports nothing.

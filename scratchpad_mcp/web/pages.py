@@ -14,7 +14,9 @@ from jinja2 import Environment
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
+from scratchpad_core.bounds import MAX_SEARCH_RESULTS
 from scratchpad_core.errors import AccessDenied, InvalidInput, NotFound, ScratchpadError
+from scratchpad_core.model import Usage
 from scratchpad_core.paths import check_agent_id
 from scratchpad_core.results import LogEntryOut, LogPage
 from scratchpad_core.service import Scratchpad
@@ -22,10 +24,12 @@ from scratchpad_core.service import Scratchpad
 from . import reading
 from .access import COOKIE, LOCAL, SESSION_MS, Sessions, Viewer
 from .highlight import visible
+from .marks import marked_lines
 
 T = TypeVar("T")
 STATUS = {NotFound: 404, AccessDenied: 403, InvalidInput: 400}
 HEADINGS = {404: "Not found", 403: "Not yours to see", 400: "Not understood"}
+SEARCH_PAGE = 20  # results a search page shows; ten pages reach MAX_SEARCH_RESULTS
 
 
 class Pages:
@@ -80,10 +84,12 @@ class Pages:
         cursor = request.query_params.get("cursor") or None
 
         def build(viewer: Viewer) -> dict[str, Any]:
-            self.seen(viewer, agent_id)
+            usage = self.seen(viewer, agent_id)
             files = self._store.list_files(agent_id, limit=reading.FILES_PAGE, cursor=cursor)
             logs = self._store.list_logs(agent_id)
-            return {"agent": agent_id, "rows": reading.tree(files.files), "files": files, "logs": logs.logs}
+            return {"agent": agent_id, "rows": reading.tree(files.files), "files": files, "logs": logs.logs,
+                    "quotas": reading.quota_use(usage, self._store),
+                    "rules": self._store.list_retention(agent_id)}  # fmt: skip
 
         return await self.page(request, "agent.html", build)
 
@@ -145,12 +151,14 @@ class Pages:
         entries = [shown_entry(e) for e in page.entries]
         return JSONResponse({"entries": entries, "last_entry_id": page.last_entry_id, "has_more": page.has_more})
 
-    def seen(self, viewer: Viewer, agent_id: str) -> None:
-        """An agent the viewer may see (else refused, whether it exists or not) and the store knows."""
+    def seen(self, viewer: Viewer, agent_id: str) -> Usage:
+        """An agent the viewer may see (else refused, whether it exists or not) and the store knows: its usage."""
         check_agent_id(agent_id)
         viewer.check(agent_id)
-        if self._agents.found(agent_id) is None:
+        usage = self._agents.found(agent_id)
+        if usage is None:
             raise NotFound(f"No agent {agent_id!r} in this store: it has stored nothing. The agents page lists them.")
+        return usage
 
     async def search(self, request: Request) -> Response:
         agent_id = request.path_params["agent"]
@@ -158,13 +166,21 @@ class Pages:
         exact = request.query_params.get("exact") == "1"
         regex = request.query_params.get("regex") == "1"
 
+        page = min(max(number(request.query_params, "page") or 1, 1), MAX_SEARCH_RESULTS // SEARCH_PAGE)
+
         def build(viewer: Viewer) -> dict[str, Any]:
             self.seen(viewer, agent_id)
-            result = None
-            if query:  # by words unless exact or regex, as the tool and the command line do
-                result = self._store.search_files(agent_id, query, max_results=200, exact=exact, regex=regex)
+            result, shown, first = None, [], (page - 1) * SEARCH_PAGE
+            if query:  # by words unless exact or regex, as the tool and the command line do; a page: the results
+                # up to its end asked for, those before it left out (the ranking is the same each time)
+                result = self._store.search_files(
+                    agent_id, query, max_results=page * SEARCH_PAGE, exact=exact, regex=regex
+                )
+                shown = [(m, marked_lines(m.text, query, exact=exact, regex=regex)) for m in result.matches[first:]]
+            more = result is not None and result.has_more
             return {"agent": agent_id, "query": query, "exact": exact, "regex": regex, "result": result,
-                    "page_lines": reading.FILE_PAGE_LINES}  # fmt: skip
+                    "shown": shown, "first": first, "page": page, "page_lines": reading.FILE_PAGE_LINES,
+                    "next_page": more and page * SEARCH_PAGE < MAX_SEARCH_RESULTS}  # fmt: skip
 
         return await self.page(request, "search.html", build)
 

@@ -34,8 +34,9 @@ def test_no_benchmark_imports_another() -> None:
                 raise AssertionError(f"{path.name} imports {[alias.name for alias in node.names]} from bench")
 
 
-def test_the_readme_names_only_benchmarks_that_exist() -> None:
-    named = set(re.findall(r"python -m bench\.([a-z_]+)\b", (ROOT / "README.md").read_text(encoding="utf-8")))
-    named |= set(re.findall(r"`bench\.([a-z_]+)`", (ROOT / "README.md").read_text(encoding="utf-8")))
+def test_the_docs_name_only_benchmarks_that_exist() -> None:
+    text = "".join(path.read_text(encoding="utf-8") for path in [ROOT / "README.md", *sorted(ROOT.glob("docs/*.md"))])
+    named = set(re.findall(r"python -m bench\.([a-z_]+)\b", text))
+    named |= set(re.findall(r"`bench\.([a-z_]+)`", text))
     assert {"speed", "tokens", "histories", "web"} <= named
     assert named <= {path.stem for path in benchmarks()}, named - {path.stem for path in benchmarks()}

@@ -86,6 +86,23 @@ def test_search_by_words(filled: Scratchpad, inspect) -> None:
     assert "pass --exact to find punctuation" in refused.err and "exact=true" not in refused.err  # its own terms
 
 
+def test_search_with_no_match_says_so_and_exits_1_as_grep_does(filled: Scratchpad, inspect) -> None:
+    for args, said in (
+        (("nowhere",), "no match for the words 'nowhere' in alice's files and logs."),
+        (("STEP Z", "--exact"), "no match for the text 'STEP Z' in alice's files and logs."),
+        (
+            ("^zz$", "--regex", "--prefix", "plans/"),
+            "no match for the regular expression '^zz$' in alice's files and logs under plans/.",
+        ),
+    ):
+        done = inspect("search", "-a", "alice", *args)
+        assert (done.code, done.out) == (1, ""), args
+        assert done.error == f"scratchpad-mcp: {said}"
+    as_json = inspect("search", "-a", "alice", "nowhere", "--json")
+    assert as_json.code == 1 and json.loads(as_json.out)["matches"] == []
+    assert inspect("search", "-a", "alice", "step").code == 0
+
+
 def test_search_exact_and_regex(filled: Scratchpad, inspect) -> None:
     literal = inspect("search", "-a", "alice", "STEP T", "--exact")
     assert literal.out.splitlines() == ["plans/plan.md:3: step two", "plans/plan.md:4: step three"]
@@ -127,7 +144,7 @@ def test_inspection_changes_nothing(filled: Scratchpad, inspect) -> None:
     before = filled.get_usage_stats("alice")
     for args in (("agents",), ("files", "-a", "alice"), ("cat", "-a", "alice", "notes.txt"),
                  ("versions", "-a", "alice", "plans/plan.md"), ("diff", "-a", "alice", "plans/plan.md"),
-                 ("logs", "-a", "alice"), ("log", "-a", "alice", "runs/today.log"), ("search", "-a", "alice", "x"),
+                 ("logs", "-a", "alice"), ("log", "-a", "alice", "runs/today.log"), ("search", "-a", "alice", "step"),
                  ("stats", "-a", "alice")):  # fmt: skip
         assert inspect(*args).code == 0, args
     after = filled.get_usage_stats("alice")

@@ -1,5 +1,5 @@
 """Operators' commands say which database they work on, refuse to guess between two settings, and say how
-fresh a key's last use is; `keys create` prints just the key on stdout, as the README captures it."""
+fresh a key's last use is; `keys create` prints just the key on stdout, as docs/operations.md captures it."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 
 pytestmark = pytest.mark.slow
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 UNREACHABLE = "postgresql+psycopg://scratch:hunter2@127.0.0.1:1/nowhere"
 SECRET = re.compile(r"spk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}")
 
@@ -98,7 +98,7 @@ def test_keys_list_says_how_fresh_last_used_is(tmp_path: Path) -> None:
 
 
 def test_the_readme_captures_just_the_key(tmp_path: Path) -> None:
-    (capture,) = [line.strip() for line in README.read_text(encoding="utf-8").splitlines() if "KEY=$(" in line]
+    (capture,) = [line.strip() for line in OPERATIONS.read_text(encoding="utf-8").splitlines() if "KEY=$(" in line]
     assert capture.startswith("KEY=$(uv run scratchpad-mcp keys create --agent ") and "2>/dev/null)" in capture
     script = capture.replace("uv run scratchpad-mcp", console_script()) + '\nprintf "%s" "$KEY"'
     env = {**server_env(), "SCRATCHPAD_DB_PATH": str(tmp_path / "captured.db")}

@@ -1,6 +1,6 @@
 """What an HTTP client meets first, on the real ASGI app in process: a 401 that says a Bearer API key is needed
 and how to get one (no OAuth metadata), the package's version in serverInfo, 405 for GET /mcp, and the
-README's replica recipe of allowed hosts, with loopback answered too."""
+replica recipe of docs/operations.md of allowed hosts, with loopback answered too."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.anyio
 BASE = "http://127.0.0.1:4321"  # a loopback Host (settings.hosts: DNS-rebinding protection)
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 LIST_FILES = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "list_files", "arguments": {}}}
-README = Path(__file__).resolve().parents[2] / "README.md"
+OPERATIONS = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 HOW_TO_GET_ONE = "with a key an operator makes with `uv run scratchpad-mcp keys create --agent NAME`"
 
 
@@ -107,8 +107,8 @@ async def test_get_on_mcp_is_405_with_allow_for_a_stateless_server(backend: Back
 
 
 def readme_allowed_hosts() -> str:
-    """The SCRATCHPAD_ALLOWED_HOSTS value of the README's replica recipe."""
-    return str(re.findall(r"SCRATCHPAD_ALLOWED_HOSTS=([^\s`]+)", README.read_text(encoding="utf-8"))[0])
+    """The SCRATCHPAD_ALLOWED_HOSTS value of the replica recipe of docs/operations.md."""
+    return str(re.findall(r"SCRATCHPAD_ALLOWED_HOSTS=([^\s`]+)", OPERATIONS.read_text(encoding="utf-8"))[0])
 
 
 async def test_the_readme_gives_allowed_hosts_that_work_on_loopback_too(backend: Backend) -> None:

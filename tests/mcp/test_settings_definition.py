@@ -1,4 +1,4 @@
-"""The settings' one definition: names derived from Limits, the exact refusals, the README's table generated from it."""
+"""The settings' one definition: names derived from Limits, the exact refusals, the docs' table generated from it."""
 
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from scratchpad_core.limits import Limits
 from scratchpad_mcp.settings import Settings, SettingsError
 from scratchpad_mcp.settings.docs import END, START, main, settings_table, with_table
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+TABLE_PAGE = Path(__file__).resolve().parents[2] / "docs" / "operations.md"
 
 
-def test_the_readme_table_is_the_generated_one() -> None:
-    # If this fails: uv run python -m scratchpad_mcp.settings.docs README.md
-    assert with_table(README.read_text(encoding="utf-8")) == README.read_text(encoding="utf-8")
-    assert START + "\n" + settings_table() + END in README.read_text(encoding="utf-8")
+def test_the_docs_table_is_the_generated_one() -> None:
+    # If this fails: uv run python -m scratchpad_mcp.settings.docs docs/operations.md
+    assert with_table(TABLE_PAGE.read_text(encoding="utf-8")) == TABLE_PAGE.read_text(encoding="utf-8")
+    assert START + "\n" + settings_table() + END in TABLE_PAGE.read_text(encoding="utf-8")
 
 
 def test_every_limit_of_the_core_is_one_variable_named_after_its_field() -> None:

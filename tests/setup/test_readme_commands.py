@@ -1,5 +1,5 @@
-"""The README's `scratchpad-mcp` commands run as written after the quick start: each goes through `uv run`
-(or `uvx --from`), since the quick start puts no `scratchpad-mcp` on PATH, and each parses as the command's
+"""The `scratchpad-mcp` commands of the README and docs/ run as written after the quick start: each goes through
+`uv run` (or `uvx --from`), since the quick start puts no `scratchpad-mcp` on PATH, and each parses as the command's
 own arguments."""
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ import pytest
 from scratchpad_mcp.cli.invocation import Invocation
 from scratchpad_mcp.cli.main import run
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # `scratchpad-mcp` as a command word: not inside a path, a URL or a longer name, followed by its arguments.
 COMMAND = re.compile(r"(?<![\w/.:-])scratchpad-mcp(?![\w/.:-])(?P<rest>(?: [^`\n]*)?)")
 RUNNERS = re.compile(r"(?:uv run(?: --directory \S+)?|uvx --from \S+) $")
@@ -34,7 +35,7 @@ class ParseOnly(Invocation):
 
 def shell_snippets() -> list[str]:
     """Inline code spans and the lines of sh blocks (JSON blocks hold arguments, not commands)."""
-    text = README.read_text(encoding="utf-8")
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
     snippets: list[str] = []
     for language, body in re.findall(r"```(\w*)\n(.*?)```", text, flags=re.DOTALL):
         if language == "sh":
@@ -46,7 +47,7 @@ def shell_snippets() -> list[str]:
 
 def commands() -> list[tuple[str, str, str]]:
     """(snippet, what stands before the command, its arguments) for every scratchpad-mcp command the README
-    shows being run."""
+    and docs/ show being run."""
     found = []
     for snippet in shell_snippets():
         for match in COMMAND.finditer(snippet):
@@ -61,8 +62,8 @@ def test_the_readme_shows_its_commands_run_through_uv() -> None:
     assert len(shown) >= 12, shown
     assert any("keys create" in rest for _, _, rest in shown) and any(" export" in rest for _, _, rest in shown)
     for snippet, before, _ in shown:
-        assert RUNNERS.search(before), f"the README runs scratchpad-mcp without `uv run`: {snippet!r}"
-    assert "`uv tool install .`" in README.read_text(encoding="utf-8")  # the other way, said once
+        assert RUNNERS.search(before), f"the docs run scratchpad-mcp without `uv run`: {snippet!r}"
+    assert "`uv tool install .`" in (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")  # the other way
 
 
 @pytest.mark.parametrize(("snippet", "rest"), [(snippet, rest) for snippet, _, rest in commands()])
@@ -73,4 +74,4 @@ def test_each_readme_command_parses(snippet: str, rest: str) -> None:
         code = run(words, ParseOnly())
     except Parsed:
         return
-    assert code == 0, f"the README's command does not parse: {snippet!r}"  # --help and --version exit 0
+    assert code == 0, f"the docs' command does not parse: {snippet!r}"  # --help and --version exit 0

@@ -311,7 +311,7 @@ def next_step(notes: list[str]) -> str:
 
 
 def test_the_file_page_with_a_diff_as_the_readme_shows_it(site: Site, browser: Any, tmp_path: Path) -> None:
-    """The README's picture: set SCRATCHPAD_WEB_SCREENSHOT=docs/web-file-diff.png to write it there."""
+    """The docs' picture (Web view, docs/operations.md): SCRATCHPAD_WEB_SCREENSHOT=docs/web-file-diff.png writes it."""
     agent = "research-bot" if site.backend_name == "sqlite" else unique("research-bot")
     site.store.write_file(agent, "plan/research.py", AGENT_V1)
     site.store.write_file(agent, "plan/research.py", AGENT_V1.replace('"github"]', '"github", "semantic-scholar"]'))

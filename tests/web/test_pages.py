@@ -221,3 +221,9 @@ def test_an_agents_key_sees_its_agent_and_the_agents_it_has_a_grant_on(backend: 
     backend.keys.ungrant(key.id, "handbook")  # at once: the next request
     assert keyed.get("/a/handbook/file/f.txt").status_code == 403
     assert "handbook" not in keyed.get("/").text
+
+
+def test_marked_search_results_stay_escaped(backend: Backend, local: TestClient) -> None:
+    backend.store.write_file("bot", "x.html", "<b>deploy</b> \x1b[31m deploy\n")
+    page = local.get("/a/bot/search?q=deploy").text
+    assert "&lt;b&gt;<mark>deploy</mark>&lt;/b&gt; ␛[31m <mark>deploy</mark>" in page

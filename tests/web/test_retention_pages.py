@@ -75,4 +75,6 @@ def test_the_agent_list_counts_what_the_agent_page_lists(backend: Backend, local
     assert re.findall(r'<meter [^>]*value="(\d+)"', row[1]) == ["1", "0", "5"]
     assert "files: 1 of 1,000" in row[1] and "bytes: 5 of" in row[1]
     page = local.get("/a/bot").text
-    assert "kept.md" in page and "tmp/" not in page
+    files = page.split('id="files"')[1].split("</table>")[0]
+    assert "kept.md" in files and "tmp/" not in files  # the expired files are gone; the rule stays in view:
+    assert "<td>files</td><td>tmp/</td><td>expire 1h after the last write</td>" in page

@@ -1,4 +1,4 @@
-"""The view inside the HTTP server: /ui, as the README names it, leads to /ui/ with keys and without."""
+"""The view inside the HTTP server: /ui, as the docs name it, leads to /ui/ with keys and without."""
 
 from __future__ import annotations
 
