@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .actors import caller_of
-from .errors import InvalidInput
+from .errors import InvalidInput, RequestIdReused
 from .limits import storable_size
 from .model import StoredRequest
 
@@ -26,10 +26,6 @@ R = TypeVar("R")
 
 MAX_REQUEST_ID_CHARS = 128
 PRUNE_BATCH = 16  # at most this many of an agent's oldest ids are looked at (and forgotten) per call
-
-
-class RequestIdReused(InvalidInput):
-    code = "request_id_reused"
 
 
 def check_request_id(request_id: str) -> str:
