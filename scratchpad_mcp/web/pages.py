@@ -22,6 +22,7 @@ from scratchpad_core.service import Scratchpad
 from . import reading
 from .access import COOKIE, LOCAL, SESSION_MS, Sessions, Viewer
 from .highlight import visible
+from .refusals import said
 
 T = TypeVar("T")
 STATUS = {NotFound: 404, AccessDenied: 403, InvalidInput: 400}
@@ -57,8 +58,9 @@ class Pages:
         except ScratchpadError as error:
             status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
             heading = HEADINGS.get(status, "Not shown")
-            return self.render(request, "error.html", status, viewer=viewer, heading=heading, message=error.message)
-        return self.render(request, name, viewer=viewer, **values)
+            return self.render(request, "error.html", status, viewer=viewer, heading=heading, message=said(error))
+        status = 400 if values.get("refusal") else 200  # a page that keeps its form and says what it refused
+        return self.render(request, name, status, viewer=viewer, **values)
 
     # -- pages ----------------------------------------------------------------------------------------------
     async def agents(self, request: Request) -> Response:
@@ -141,7 +143,7 @@ class Pages:
             page = await anyio.to_thread.run_sync(read)
         except ScratchpadError as error:
             status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
-            return JSONResponse({"error": error.message}, status_code=status)
+            return JSONResponse({"error": said(error)}, status_code=status)
         entries = [shown_entry(e) for e in page.entries]
         return JSONResponse({"entries": entries, "last_entry_id": page.last_entry_id, "has_more": page.has_more})
 
@@ -160,11 +162,14 @@ class Pages:
 
         def build(viewer: Viewer) -> dict[str, Any]:
             self.seen(viewer, agent_id)
-            result = None
-            if query:  # by words unless exact or regex, as the tool and the command line do
-                result = self._store.search_files(agent_id, query, max_results=200, exact=exact, regex=regex)
+            result, refusal = None, None
+            try:
+                if query:  # by words unless exact or regex, as the tool and the command line do
+                    result = self._store.search_files(agent_id, query, max_results=200, exact=exact, regex=regex)
+            except InvalidInput as error:  # the page stays, its box holding the query, and says what to change
+                refusal = said(error)
             return {"agent": agent_id, "query": query, "exact": exact, "regex": regex, "result": result,
-                    "page_lines": reading.FILE_PAGE_LINES}  # fmt: skip
+                    "refusal": refusal, "page_lines": reading.FILE_PAGE_LINES}  # fmt: skip
 
         return await self.page(request, "search.html", build)
 
