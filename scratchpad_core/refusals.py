@@ -75,6 +75,7 @@ STEPS: dict[str, str] = {
     "find_symbols": "search for punctuation or symbols as they are",
     "continue_listing": "continue a listing from where its previous page ended",
     "read_instead": "read the file rather than summarize it",
+    "free_space": "how the agent frees space under its quota (deleting files or logs)",
 }
 
 
@@ -144,5 +145,6 @@ LIBRARY = Words(
         "find_symbols": "use exact=true to find punctuation or symbols",
         "continue_listing": "pass the next_cursor of the previous page unchanged",
         "read_instead": "Use read_file instead.",
+        "free_space": "free space with delete_file or delete_log",
     },
 )

@@ -48,6 +48,7 @@ CLI = Words(
         "find_symbols": "pass --exact to find punctuation or symbols",
         "continue_listing": "pass the cursor the previous page ended with, unchanged",
         "read_instead": _command("cat --agent {agent} {path}", "prints it."),
+        "free_space": "the agent frees space by deleting files or logs (`scratchpad-mcp retention` can expire them)",
     },
 )
 

@@ -32,6 +32,7 @@ WEB = Words(
         "find_symbols": "tick exact to find punctuation or symbols",
         "continue_listing": "follow the page's own More link, unchanged",
         "read_instead": "The file's page shows it whole.",
+        "free_space": "the agent frees space by deleting files or logs",
     },
 )
 

@@ -135,7 +135,7 @@ def test_errors_name_commands_and_options(filled: Scratchpad, inspect) -> None:
         ("cat", "-a", "alice", "nope.md"): "File not found: nope.md. `scratchpad-mcp files --agent alice` lists",
         ("cat", "-a", "alice", "plans/plan.md", "--version", "1"): "Version 1 of plans/plan.md is no longer retained. "
         "`scratchpad-mcp versions --agent alice plans/plan.md` lists them.",
-        ("cat", "-a", "alice", "one.md", "--lines", "2:3"): "Invalid --lines 2:3: one.md has 1 line.",
+        ("cat", "-a", "alice", "one.md", "--lines", "2:3"): "Invalid --lines 2: one.md has 1 line.",
         ("search", "-a", "alice", "(", "--regex"): "search literally with --exact instead of --regex.",
         ("search", "-a", "alice", "a(?=b)", "--regex"): "lookahead ((?=...) and (?!...)) is not supported: --regex "
         "runs RE2",
