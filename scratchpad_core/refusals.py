@@ -60,6 +60,9 @@ ARGUMENTS: dict[str, str] = {
     "expected_version": "the version a change expects the file to be at",
     "since_version": "the older version a diff starts from",
     "start_line": "the first line to read",
+    "old_str": "the text an edit replaces",
+    "new_str": "the text an edit puts in its place",
+    "request_id": "the id that makes a retried call safe",
 }
 
 # The arguments that are switches, which a refusal can name turned on.
@@ -76,6 +79,10 @@ STEPS: dict[str, str] = {
     "continue_listing": "continue a listing from where its previous page ended",
     "read_instead": "read the file rather than summarize it",
     "free_space": "how the agent frees space under its quota (deleting files or logs)",
+    "insert_lines": "add text as new lines rather than replacing some",
+    "replace_every": "replace every occurrence of the edited text",
+    "read_lines": "read the lines of the file to copy the edited text from",
+    "earlier_call": "the earlier call a request id named (facts: operation)",
 }
 
 
@@ -146,5 +153,9 @@ LIBRARY = Words(
         "continue_listing": "pass the next_cursor of the previous page unchanged",
         "read_instead": "Use read_file instead.",
         "free_space": "free space with delete_file or delete_log",
+        "insert_lines": "use insert_lines",
+        "replace_every": "pass replace_all=true to replace every occurrence",
+        "read_lines": "read_file with start_line/max_lines",
+        "earlier_call": lambda facts: f"an earlier {facts['operation']} call",
     },
 )

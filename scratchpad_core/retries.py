@@ -77,11 +77,13 @@ class Request(Generic[R]):
     def replay(self, stored: StoredRequest, retention_s: int) -> R:
         """The first call's result, exactly; or a refusal when this call asks for something else."""
         if stored.fingerprint != self.fingerprint:
-            raise RequestIdReused(
-                f"Invalid request_id {self.request_id[:64]!r}: it already names an earlier {stored.operation} call "
-                f"with other arguments (a request_id names one call for {window(retention_s)}). Nothing was changed; "
-                "send a new request_id for a new call, or the same arguments to retry."
-            )
+            raise RequestIdReused.said(
+                "Invalid {argument} {id!r}: it already names {do.earlier_call} with other arguments (a "
+                "{argument} names one call for {window}). Nothing was changed; send a new {argument} for a new "
+                "call, or the same arguments to retry.",
+                argument="request_id", id=self.request_id[:64], operation=stored.operation,
+                window=window(retention_s),
+            )  # fmt: skip
         assert dataclasses.is_dataclass(self.result_type)
         known = {f.name for f in dataclasses.fields(self.result_type)}
         # a result stored by an earlier release may name a field since retired (already_applied): not replayed

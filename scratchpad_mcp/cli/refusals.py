@@ -37,6 +37,9 @@ CLI = Words(
         "expected_version": "expected version",
         "since_version": "FROM",
         "start_line": "--lines",
+        "old_str": "the text to replace",
+        "new_str": "the new text",
+        "request_id": "request id",
     },
     switched_on={"exact": "--exact", "regex": "--regex"},
     steps={
@@ -49,6 +52,10 @@ CLI = Words(
         "continue_listing": "pass the cursor the previous page ended with, unchanged",
         "read_instead": _command("cat --agent {agent} {path}", "prints it."),
         "free_space": "the agent frees space by deleting files or logs (`scratchpad-mcp retention` can expire them)",
+        "insert_lines": "insert it as new lines",
+        "replace_every": "replace every occurrence",
+        "read_lines": _command("cat --agent {agent} {path} --lines FIRST:LAST", "prints them"),
+        "earlier_call": "an earlier call",
     },
 )
 

@@ -21,6 +21,9 @@ WEB = Words(
         "expected_version": "expected version",
         "since_version": "from version",
         "start_line": "start line",
+        "old_str": "the text to replace",
+        "new_str": "the new text",
+        "request_id": "request id",
     },
     switched_on={"exact": "a search with exact ticked", "regex": "a search with regex ticked"},
     steps={
@@ -33,6 +36,10 @@ WEB = Words(
         "continue_listing": "follow the page's own More link, unchanged",
         "read_instead": "The file's page shows it whole.",
         "free_space": "the agent frees space by deleting files or logs",
+        "insert_lines": "insert it as new lines",
+        "replace_every": "replace every occurrence",
+        "read_lines": "the file's page shows its lines",
+        "earlier_call": "an earlier call",
     },
 )
 
