@@ -221,3 +221,17 @@ def test_an_agents_key_sees_its_agent_and_the_agents_it_has_a_grant_on(backend: 
     backend.keys.ungrant(key.id, "handbook")  # at once: the next request
     assert keyed.get("/a/handbook/file/f.txt").status_code == 403
     assert "handbook" not in keyed.get("/").text
+
+
+def test_a_refused_search_keeps_its_page_and_names_the_controls(backend: Backend, local: TestClient) -> None:
+    backend.store.write_file("bot", "a.txt", "hello\n")
+    page = local.get("/a/bot/search", params={"q": "!!!", "exact": ""})
+    assert page.status_code == 400 and 'value="!!!"' in page.text and 'id="summary"' not in page.text
+    assert re.search(r'id="error">Invalid search: it has no word .*; tick exact to find punctuation', page.text)
+    page = local.get("/a/bot/search", params={"q": "(x", "regex": "1"})
+    assert page.status_code == 400 and 'value="(x"' in page.text and 'id="regex" checked' in page.text
+    assert "search literally: tick exact and untick regex." in page.text and "regex=false" not in page.text
+    missing = local.get("/a/bot/file/gone.txt")
+    assert (
+        missing.status_code == 404 and "File not found: gone.txt. The agent&#39;s page lists its files." in missing.text
+    )
