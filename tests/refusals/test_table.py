@@ -1,9 +1,9 @@
 """Every refusal code, worded by each interface: MCP through a real client (the text as the library says it, the
-code and whether a retry helps as data), the command line (its options and commands) and the web view through
-its app (its controls and pages), each in one line; neither the command line nor the web view names an MCP tool
-or argument. Each code's example is what the library really raises for a call (or, for the errors only an
-outside system causes, the error its adapter builds); a new code fails test_every_code_has_an_example until it
-has one here."""
+code and whether a retry helps as data), the command line through its ending of a failed command (its options
+and commands) and the web view through its app (its controls and pages), each in one line; neither the command
+line nor the web view names an MCP tool or argument. Each code's example is what the library really raises for
+a call (or, for the errors only an outside system causes, the error its adapter builds); a new code fails
+test_every_code_has_an_example until it has one here."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ from scratchpad_core.errors import CODES, ScratchpadError
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
 from scratchpad_mcp.cli import refusals as cli
+from scratchpad_mcp.cli.invocation import Invocation
+from scratchpad_mcp.cli.main import failed
 from scratchpad_mcp.http.auth import ADMIN_KEY_REFUSED
 from scratchpad_mcp.server import build_server
 from scratchpad_mcp.server.calls import CallRunner, TrustedCaller
@@ -125,11 +127,15 @@ async def test_mcp_says_it_as_the_library_does_and_gives_code_and_retryable(back
 
 
 @pytest.mark.parametrize("code", sorted(EXAMPLES))
-def test_the_command_line_says_it_in_its_own_terms(backend: Backend, code: str) -> None:
+def test_the_command_line_says_it_in_its_own_terms(
+    backend: Backend, code: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Through the command line's own ending of a failed command (main.failed): one line on stderr, exit 1."""
     error = raised(backend.store, EXAMPLES[code])
-    said = cli.said(error)
-    assert said and "\n" not in said and "{" not in said.replace("{L}", "")
-    assert_no_mcp_names(said)
+    assert failed(Invocation(), error) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"scratchpad-mcp: {cli.said(error)}\n"
+    assert_no_mcp_names(err)
 
 
 def web_refusal(page: str) -> str:
