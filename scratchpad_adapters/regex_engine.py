@@ -46,7 +46,7 @@ def compiled(pattern: bytes, chosen: re2.Options) -> re2._Regexp[bytes]:
     try:
         return re2.compile(pattern, chosen)
     except re2.error as error:
-        raise InvalidInput(refusal(pattern.decode("utf-8"), error, MAX_MEM)) from None
+        raise refusal(pattern.decode("utf-8"), error, MAX_MEM) from None
 
 
 class LineMatcher:

@@ -4,6 +4,8 @@ RE2 (scratchpad_adapters.regex_engine) accepts Perl-like syntax without what nee
 backreferences, lookahead and lookbehind, recursion and conditionals, atomic groups and possessive quantifiers,
 counted repetitions over 1000 (nested counts multiplied), and a pattern whose compiled form passes its memory
 bound. Its own message says which part of the pattern it stopped at (e.g. "invalid perl operator: (?=").
+Each refusal is a scratchpad_core.refusals template: what RE2 stopped at is a fact, the search switches and
+the literal search are named in the words of the interface that shows it.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ import re
 
 import re2
 
-LITERALLY = "or search literally with exact=true and regex=false."
+from scratchpad_core.errors import InvalidInput
+
+LITERALLY = "or {do.search_literally}."
 FIX = f"Fix the pattern, {LITERALLY}"
-UNSUPPORTED = "is not supported: regex=true runs RE2 (linear time: no backreferences, lookaround or recursion)."
+UNSUPPORTED = "is not supported: {on.regex} runs RE2 (linear time: no backreferences, lookaround or recursion)."
 REPEAT_LIMIT = 1000
 
 # What RE2 stopped at (after "invalid perl operator: " and the like), by its start: the construct it is.
@@ -37,25 +41,31 @@ _FLAG = re.compile(r"\(\?[imsU-]*+([a-zA-Z])")  # the first flag after those RE2
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
 
 
-def refusal(pattern: str, error: re2.error, max_mem: int) -> str:
+def refusal(pattern: str, error: re2.error, max_mem: int) -> InvalidInput:
     """The one-line refusal of `pattern`, from RE2's error (max_mem: the bytes RE2 was given)."""
     said = error.args[0].decode("utf-8", "replace") if error.args and isinstance(error.args[0], bytes) else str(error)
     kind, _, piece = said.partition(": ")
     construct = _construct(kind, piece, pattern)
     if construct is not None:
-        return f"Invalid regex: {construct} {UNSUPPORTED} Rewrite the pattern without it, {LITERALLY}"
+        return _refused(f"Invalid regex: {{construct}} {UNSUPPORTED} Rewrite the pattern without it, {LITERALLY}",
+                        construct=construct)  # fmt: skip
     if kind == "invalid repetition size":
         return _repetition(piece)
     if kind.startswith("pattern too large"):
-        return (
-            f"Invalid regex: it compiles to more than RE2's memory bound of {max_mem >> 20} MiB (large counts of wide "
-            f"classes such as \\p{{L}}{{500}}, or many alternatives). Use smaller counts, + and *, or fewer "
-            f"alternatives, {LITERALLY}"
+        return _refused(
+            "Invalid regex: it compiles to more than RE2's memory bound of {mib} MiB (large counts of wide "
+            "classes such as \\p{{L}}{{500}}, or many alternatives). Use smaller counts, + and *, or fewer "
+            f"alternatives, {LITERALLY}",
+            mib=max_mem >> 20,
         )
     if kind == "invalid escape sequence" and piece == "\\Z":
-        return f"Invalid regex: \\Z {UNSUPPORTED} Write \\z or $ for the end of the line, {LITERALLY}"
+        return _refused(f"Invalid regex: \\Z {UNSUPPORTED} Write \\z or $ for the end of the line, {LITERALLY}")
     where = f" in '{piece[:200]}'" if piece else ""
-    return f"Invalid regex: {kind}{where}. {FIX}"
+    return _refused(f"Invalid regex: {{kind}}{{where}}. {FIX}", kind=kind, where=where)
+
+
+def _refused(says: str, **facts: object) -> InvalidInput:
+    return InvalidInput.said(says, argument="query", **facts)
 
 
 def _construct(kind: str, piece: str, pattern: str) -> str | None:
@@ -82,11 +92,12 @@ def _construct(kind: str, piece: str, pattern: str) -> str | None:
     return None
 
 
-def _repetition(piece: str) -> str:
+def _repetition(piece: str) -> InvalidInput:
     found = _COUNT.fullmatch(piece)
     if found is not None and found[2] and found[1] and int(found[1]) > int(found[2]):
-        return f"Invalid regex: the repetition {piece} has a minimum above its maximum. {FIX}"
-    return (
-        f"Invalid regex: the repetition {piece} passes RE2's limit of {REPEAT_LIMIT:,} (counts of nested "
-        f"repetitions multiply: (x{{100}}){{100}} counts 10,000). Use smaller counts, or + and *, {LITERALLY}"
-    )
+        return _refused(f"Invalid regex: the repetition {{piece}} has a minimum above its maximum. {FIX}", piece=piece)
+    return _refused(
+        "Invalid regex: the repetition {piece} passes RE2's limit of {limit:,} (counts of nested "
+        f"repetitions multiply: (x{{{{100}}}}){{{{100}}}} counts 10,000). Use smaller counts, or + and *, {LITERALLY}",
+        piece=piece, limit=REPEAT_LIMIT,
+    )  # fmt: skip

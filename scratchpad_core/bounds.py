@@ -20,4 +20,4 @@ SUMMARY_THRESHOLD_CHARS = 8000  # files up to this size are read, not summarized
 def check_range(name: str, value: int | None, high: int, low: int = 1) -> None:
     """Refuse an argument outside low..high (None: not given, nothing to check)."""
     if value is not None and not low <= value <= high:
-        raise InvalidInput(f"Invalid {name}: use {low}..{high}.")
+        raise InvalidInput.said("Invalid {argument}: use {low}..{high}.", argument=name, low=low, high=high)

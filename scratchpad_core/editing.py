@@ -40,22 +40,28 @@ def with_newline(text: str, newline: str | None) -> str:
 
 def replace(content: str, old: str, new: str, replace_all: bool = False) -> Edit:
     if old == "":
-        raise InvalidInput("Invalid old_str: it must not be empty. To add text, use insert_lines.")
+        raise InvalidInput.said(
+            "Invalid {argument}: it must not be empty. To add text, {do.insert_lines}.", argument="old_str"
+        )
     new = with_newline(new, newline_of(content) or newline_of(new))
     if old == new:
-        raise InvalidInput("Invalid edit: old_str and new_str are identical, so there is nothing to change.")
+        raise InvalidInput.said(
+            "Invalid edit: {arg.old_str} and {arg.new_str} are identical, so there is nothing to change."
+        )
     count = content.count(old)
     if count == 0:
-        raise EditMismatch(f"old_str was not found in the file. {_hint(content, old)}")
+        hint, facts = _hint(content, old)
+        raise EditMismatch.said("{arg.old_str} was not found in the file. " + hint, argument="old_str", **facts)
     first = content.find(old)
     if count > 1 and not replace_all:
         lines = list(dict.fromkeys(line_of_offset(content, m.start()) for m in re.finditer(re.escape(old), content)))
         listed = ", ".join(map(str, lines[:MAX_LISTED])) + (", ..." if len(lines) > MAX_LISTED else "")
         where = f"line {listed}" if len(lines) == 1 else f"lines {listed}"
-        raise EditMismatch(
-            f"old_str occurs {count:,} times ({where}). Include more surrounding text to make it unique, "
-            "or pass replace_all=true to replace every occurrence."
-        )
+        raise EditMismatch.said(
+            "{arg.old_str} occurs {count:,} times ({where}). Include more surrounding text to make it unique, "
+            "or {do.replace_every}.",
+            argument="old_str", count=count, where=where,
+        )  # fmt: skip
     updated = content.replace(old, new) if replace_all else content.replace(old, new, 1)
     start = line_of_offset(updated, first)
     end = line_of_offset(updated, first + len(new) - 1) if new else start - 1
@@ -88,27 +94,35 @@ def insert(content: str, line: int, text: str) -> Edit:
     return Edit(updated, line + 1, line + len(added))
 
 
-def _hint(content: str, old: str) -> str:
-    """Why an exact match failed, when a near match tells."""
+def _hint(content: str, old: str) -> tuple[str, dict[str, object]]:
+    """Why an exact match failed, when a near match tells: a refusals template and its facts."""
     if "\r\n" in content and "\r\n" not in old and old.replace("\n", "\r\n") in content:
-        return "Line endings differ: the file uses CRLF (\\r\\n) line endings; send old_str with \\r\\n."
+        return "Line endings differ: the file uses CRLF (\\r\\n) line endings; send {arg.old_str} with \\r\\n.", {}
     if "\r\n" in old and old.replace("\r\n", "\n") in content:
-        return "Line endings differ: the file uses LF (\\n) line endings; send old_str with \\n."
+        return "Line endings differ: the file uses LF (\\n) line endings; send {arg.old_str} with \\n.", {}
     lowered = content.lower().find(old.lower())
     if lowered >= 0:
-        return f"Letter case differs near line {line_of_offset(content, lowered)}; old_str must match exactly."
+        return "Letter case differs near line {line}; {arg.old_str} must match exactly.", {
+            "line": line_of_offset(content, lowered)
+        }
     squashed = _squash_whitespace(old)
     lines = split_keepends(content)[:_CLOSE_SCAN_LINES]
     first = next((part for part in old.split("\n") if part.strip()), old)
     for number, line in enumerate(lines, 1):
         if _squash_whitespace(line) == _squash_whitespace(first) and squashed:
-            return f"Whitespace or indentation differs near line {number}: {clip(line)!r}. Copy the text exactly."
+            return "Whitespace or indentation differs near line {line}: {text!r}. Copy the text exactly.", {
+                "line": number,
+                "text": clip(line),
+            }
     stripped = [line.rstrip("\r\n") for line in lines]
     close = difflib.get_close_matches(first.strip(), [s.strip() for s in stripped], n=1, cutoff=0.6)
     if close:
         number = next(i for i, s in enumerate(stripped, 1) if s.strip() == close[0])
-        return f"The closest line is {number}: {clip(stripped[number - 1])!r}. Read that part of the file and retry."
-    return "Read the file (read_file with start_line/max_lines) and copy old_str exactly."
+        return "The closest line is {line}: {text!r}. Read that part of the file and retry.", {
+            "line": number,
+            "text": clip(stripped[number - 1]),
+        }
+    return "Read the file ({do.read_lines}) and copy {arg.old_str} exactly.", {}
 
 
 def _squash_whitespace(text: str) -> str:

@@ -4,7 +4,8 @@
     ├── InvalidInput                an argument broke a rule; nothing changed
     │   ├── InvalidAgentId
     │   ├── InvalidPath
-    │   └── EditMismatch            edit_file's old_str is missing or ambiguous
+    │   ├── EditMismatch            edit_file's old_str is missing or ambiguous
+    │   └── RequestIdReused         a request_id came back with other arguments
     ├── NotFound                    no such file, log or version in this namespace
     ├── VersionConflict             expected_version differs from the current version
     ├── LimitExceeded               one call is too large (content, log entry)
@@ -18,22 +19,45 @@
 
 Messages name the rule that was broken and say what to do next. They never carry
 tracebacks, SQL, file system paths or secrets.
+
+Each error carries its refusal as data (`error.refusal`, scratchpad_core.refusals): the class's code, the
+facts and whether a retry can help; `message` is that refusal in the library's words (the MCP tools' too).
+The command line and the web view word the same refusal in theirs. CODES lists every code; a new one is one
+line here (a subclass with its `code`).
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any, Self
+
+from .refusals import LIBRARY, Refusal
 
 
 class ScratchpadError(Exception):
-    """Base of every deliberate error; the message is meant for the agent."""
+    """Base of every deliberate error; the message is meant for the agent.
+
+    `ScratchpadError("...")` says a plain sentence; `ScratchpadError.said(template, argument=..., **facts)` a
+    sentence that names arguments or next steps, which each interface words its own way.
+    """
 
     code = "error"
     retryable = False
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+        self._refuse(Refusal.plain(self.code, message, self.retryable))
+
+    @classmethod
+    def said(cls, says: str, /, *, argument: str | None = None, **facts: Any) -> Self:
+        """The error refusing with `says` (a refusals.Refusal template) about `argument`, stating `facts`."""
+        error = cls.__new__(cls)
+        error._refuse(Refusal(cls.code, says, facts, argument, cls.retryable))
+        return error
+
+    def _refuse(self, refusal: Refusal) -> None:
+        self.refusal = refusal
+        self.message = refusal.worded(LIBRARY)
+        Exception.__init__(self, self.message)
 
 
 class InvalidInput(ScratchpadError):
@@ -52,6 +76,10 @@ class EditMismatch(InvalidInput):
     code = "edit_mismatch"
 
 
+class RequestIdReused(InvalidInput):
+    code = "request_id_reused"
+
+
 class NotFound(ScratchpadError):
     code = "not_found"
 
@@ -60,11 +88,12 @@ class VersionConflict(ScratchpadError):
     code = "version_conflict"
 
     def __init__(self, path: str, expected: int, current: int) -> None:
-        state = f"its current version is {current}" if current else "it does not exist"
-        super().__init__(
-            f"Version conflict on {path}: expected_version {expected}, but {state}. "
+        state = "its current version is {current}" if current else "it does not exist"
+        says = (
+            f"Version conflict on {{path}}: {{arg.expected_version}} {{expected}}, but {state}. "
             "Nothing was changed; read the file again and retry with the current version."
         )
+        self._refuse(Refusal(self.code, says, {"path": path, "expected": expected, "current": current}))
         self.current_version = current
 
 
@@ -90,7 +119,8 @@ class RateLimited(ScratchpadError):
 
     def __init__(self, retry_after: float, whose: str = "this agent") -> None:
         wait = max(0.01, math.ceil(retry_after * 100) / 100)  # rounded up: waiting this long is always enough
-        super().__init__(f"Rate limit exceeded for {whose}: nothing was changed. Retry in {wait:.2f} seconds.")
+        says = "Rate limit exceeded for {whose}: nothing was changed. Retry in {retry_after:.2f} seconds."
+        self._refuse(Refusal(self.code, says, {"whose": whose, "retry_after": wait}, retryable=True))
         self.retry_after = wait
 
 
@@ -106,3 +136,13 @@ class StorageBusy(StorageError):
 class StorageUnavailable(StorageError):
     code = "storage_unavailable"
     retryable = True
+
+
+def _codes(kind: type[ScratchpadError]) -> dict[str, type[ScratchpadError]]:
+    found = {kind.code: kind}
+    for sub in kind.__subclasses__():
+        found |= _codes(sub)
+    return found
+
+
+CODES: dict[str, type[ScratchpadError]] = _codes(ScratchpadError)  # every code, and the error that has it

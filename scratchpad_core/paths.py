@@ -17,13 +17,16 @@ _AGENT_CHARS = re.compile(r"[a-zA-Z0-9_-]+")
 
 def check_agent_id(agent_id: object) -> str:
     if not isinstance(agent_id, str) or agent_id == "":
-        raise InvalidAgentId("Invalid agent_id: it must be a non-empty string.")
+        raise InvalidAgentId.said("Invalid {argument}: it must be a non-empty string.", argument="agent_id")
     if len(agent_id) > MAX_AGENT_ID_CHARS:
-        raise InvalidAgentId(
-            f"Invalid agent_id: at most {MAX_AGENT_ID_CHARS} characters are allowed (got {len(agent_id)})."
-        )
+        raise InvalidAgentId.said(
+            "Invalid {argument}: at most {most} characters are allowed (got {got}).",
+            argument="agent_id", most=MAX_AGENT_ID_CHARS, got=len(agent_id),
+        )  # fmt: skip
     if not _AGENT_CHARS.fullmatch(agent_id):
-        raise InvalidAgentId("Invalid agent_id: only the characters [a-zA-Z0-9_-] are allowed.")
+        raise InvalidAgentId.said(
+            "Invalid {argument}: only the characters [a-zA-Z0-9_-] are allowed.", argument="agent_id"
+        )
     return agent_id
 
 
@@ -61,4 +64,4 @@ def check_cursor(cursor: str | None) -> str | None:
     try:
         return check_path(cursor)
     except InvalidPath:
-        raise InvalidInput("Invalid cursor: pass the next_cursor of the previous page unchanged.") from None
+        raise InvalidInput.said("Invalid {argument}: {do.continue_listing}.", argument="cursor") from None

@@ -17,7 +17,7 @@ from .errors import QuotaExceeded
 from .limits import Limits
 from .model import Usage, UsageDelta
 
-ADVICE = "Nothing was changed; free space with delete_file or delete_log, then retry."
+ADVICE = "Nothing was changed; {do.free_space}, then retry."  # a refusals template: each interface says how
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,12 @@ def refusal(rule: QuotaRule, usage: Usage, delta: UsageDelta, limits: Limits) ->
     whose = f"Agent {usage.agent_id}'s {rule.title[0].lower()}{rule.title[1:]} exceeded"
     if rule.counter == "bytes":
         needed = delta.bytes
-        return QuotaExceeded(
-            f"{whose}: this call needs {needed:,} more byte{'s' if needed != 1 else ''}, "
-            f"but {usage.agent_id} stores {used:,} of {quota:,} bytes. {ADVICE}"
-        )
-    return QuotaExceeded(f"{whose}: {usage.agent_id} already has {used:,} of {quota:,} {rule.unit}. {ADVICE}")
+        return QuotaExceeded.said(
+            "{whose}: this call needs {needed:,} more byte{s}, but {agent_id} stores {used:,} of {quota:,} bytes. "
+            + ADVICE,
+            whose=whose, needed=needed, s="s" if needed != 1 else "", agent_id=usage.agent_id, used=used, quota=quota,
+        )  # fmt: skip
+    return QuotaExceeded.said(
+        "{whose}: {agent_id} already has {used:,} of {quota:,} {unit}. " + ADVICE,
+        whose=whose, agent_id=usage.agent_id, used=used, quota=quota, unit=rule.unit,
+    )  # fmt: skip

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from .actors import caller_of
-from .errors import InvalidInput
+from .errors import InvalidInput, RequestIdReused
 from .limits import storable_size
 from .model import StoredRequest
 
@@ -26,10 +26,6 @@ R = TypeVar("R")
 
 MAX_REQUEST_ID_CHARS = 128
 PRUNE_BATCH = 16  # at most this many of an agent's oldest ids are looked at (and forgotten) per call
-
-
-class RequestIdReused(InvalidInput):
-    code = "request_id_reused"
 
 
 def check_request_id(request_id: str) -> str:
@@ -81,11 +77,13 @@ class Request(Generic[R]):
     def replay(self, stored: StoredRequest, retention_s: int) -> R:
         """The first call's result, exactly; or a refusal when this call asks for something else."""
         if stored.fingerprint != self.fingerprint:
-            raise RequestIdReused(
-                f"Invalid request_id {self.request_id[:64]!r}: it already names an earlier {stored.operation} call "
-                f"with other arguments (a request_id names one call for {window(retention_s)}). Nothing was changed; "
-                "send a new request_id for a new call, or the same arguments to retry."
-            )
+            raise RequestIdReused.said(
+                "Invalid {argument} {id!r}: it already names {do.earlier_call} with other arguments (a "
+                "{argument} names one call for {window}). Nothing was changed; send a new {argument} for a new "
+                "call, or the same arguments to retry.",
+                argument="request_id", id=self.request_id[:64], operation=stored.operation,
+                window=window(retention_s),
+            )  # fmt: skip
         assert dataclasses.is_dataclass(self.result_type)
         known = {f.name for f in dataclasses.fields(self.result_type)}
         # a result stored by an earlier release may name a field since retired (already_applied): not replayed

@@ -13,11 +13,21 @@ import posixpath
 
 from anthropic.lib.tools import ToolError
 
-from scratchpad_core.errors import InvalidPath, QuotaExceeded, ScratchpadError
+from scratchpad_core.errors import InvalidPath, ScratchpadError
 from scratchpad_core.paths import check_path
-from scratchpad_core.quotas import ADVICE as QUOTA_ADVICE
+from scratchpad_core.refusals import LIBRARY, Words
 
 MEMORIES = "/memories"
+# Refusals in the memory tool's words: its commands (view, delete), not the MCP tools, which Claude has not got here.
+WORDS = Words(
+    arguments=LIBRARY.arguments,
+    switched_on=LIBRARY.switched_on,
+    steps={
+        **LIBRARY.steps,
+        "see_files": "View /memories to see the files.",
+        "free_space": "free space with the delete command",
+    },
+)
 _ROOT = "/\x00scratchpad/memories"  # stands for the reference's base folder + "/memories"
 
 
@@ -51,11 +61,9 @@ def storable(relative: str) -> bool:
 
 def refused(verb: str, path: str, error: ScratchpadError) -> ToolError:
     """A scratchpad refusal (a stricter rule, a quota, the database) in the tool's words: what was refused, and why."""
-    reason = error.message
+    reason = error.refusal.worded(WORDS)
     if isinstance(error, InvalidPath) and reason.startswith("Invalid path: "):
         reason = "scratchpad's path rule: " + reason.removeprefix("Invalid path: ")
-    if isinstance(error, QuotaExceeded):  # the advice names MCP tools, which Claude has not got here
-        reason = reason.replace(QUOTA_ADVICE, "Nothing was changed; free space with the delete command, then retry.")
     return ToolError(f"Cannot {verb} {path}: {reason}")
 
 

@@ -150,11 +150,11 @@ def checked(agent_id: str, path: str) -> tuple[str, str]:
     return check_agent_id(agent_id), check_path(path)
 
 
-def require_file(record: FileRecord | None, path: str) -> FileRecord:
+def require_file(record: FileRecord | None, agent_id: str, path: str) -> FileRecord:
     if record is None or record.current_version == 0:
-        raise not_found(path)
+        raise not_found(agent_id, path)
     return record
 
 
-def not_found(path: str) -> NotFound:
-    return NotFound(f"File not found: {path}. Use list_files to see this agent's files.")
+def not_found(agent_id: str, path: str) -> NotFound:
+    return NotFound.said("File not found: {path}. {do.see_files}", agent_id=agent_id, path=path)

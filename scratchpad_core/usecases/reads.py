@@ -58,14 +58,14 @@ class FileReads(UseCaseBase):
             )
         diffing.check_context(context)
         if start_line is not None and start_line < 1:
-            raise InvalidInput("Invalid start_line: lines are numbered from 1.")
+            raise InvalidInput.said("Invalid {argument}: lines are numbered from 1.", argument="start_line")
         if max_lines is not None and max_lines < 1:
             raise InvalidInput("Invalid max_lines: it must be at least 1.")
         if max_bytes is not None and max_bytes < 1:
             raise InvalidInput("Invalid max_bytes: use None (no bound) or at least 1.")
 
         def work(uow: UnitOfWork) -> ReadResult:
-            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), path)
+            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), agent_id, path)
             if since_version is not None:
                 result, saved = _diff(uow, record, since_version, context, format)
             else:
@@ -102,7 +102,7 @@ class FileReads(UseCaseBase):
         agent_id, path = checked(agent_id, path)
 
         def work(uow: UnitOfWork) -> VersionList:
-            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), path)
+            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), agent_id, path)
             versions = uow.files.list_versions(record.id)
             self._count(uow, agent_id)
             return VersionList(path, record.current_version, list(versions))
@@ -123,9 +123,10 @@ def _full_diff(
 ) -> tuple[ReadResult, int]:
     path, current = record.path, record.current_version
     if not 1 <= since <= current:
-        raise InvalidInput(
-            f"Invalid since_version {since}: {path} is at version {current}; use a version from 1 to {current}."
-        )
+        raise InvalidInput.said(
+            "Invalid {argument} {since}: {path} is at version {current}; use a version from 1 to {current}.",
+            argument="since_version", since=since, path=path, current=current, agent_id=record.agent_id,
+        )  # fmt: skip
     diff: list[diffing.Chunk] | list[hunks.Hunk] | str = "" if fmt == "unified" else []
     if since == current:
         return ReadResult(
@@ -167,14 +168,20 @@ def _content(
 ) -> tuple[ReadResult, int]:
     path, current = record.path, record.current_version
     if version is not None and not 1 <= version <= current:
-        raise InvalidInput(f"Invalid version {version}: {path} is at version {current}; use 1 to {current}.")
+        raise InvalidInput.said(
+            "Invalid {argument} {version}: {path} is at version {current}; use 1 to {current}.",
+            argument="version", version=version, path=path, current=current,
+        )  # fmt: skip
     target = _version(uow, record, version or current, required=version is None)
     if start_line is None and max_lines is None and (max_bytes is None or target.bytes <= max_bytes):
         return ReadResult(path=path, current_version=current, content=target.content, version=version), 0
     lines = split_keepends(target.content)
     start = start_line or 1
     if start > max(len(lines), 1):
-        raise InvalidInput(f"Invalid start_line {start}: {path} has {len(lines)} lines.")
+        raise InvalidInput.said(
+            "Invalid {argument} {start}: {path} has {lines} line{s}.",
+            argument="start_line", start=start, path=path, lines=len(lines), s="" if len(lines) == 1 else "s",
+        )  # fmt: skip
     if max_lines is None and max_bytes is not None:  # a read to the end: bounded like a full one
         end, text, whole = _within(lines, start, max_bytes)
         if end < len(lines) or not whole:
@@ -223,4 +230,9 @@ def _version(uow: UnitOfWork, record: FileRecord, number: int, required: bool = 
         return found
     if required:
         raise StorageBusy(f"{record.path} changed while it was being read; retry.")
-    raise NotFound(f"Version {number} of {record.path} is no longer retained. Use list_versions to see which are.")
+    raise NotFound.said(
+        "Version {version} of {path} is no longer retained. {do.see_versions}",
+        version=number,
+        path=record.path,
+        agent_id=record.agent_id,
+    )

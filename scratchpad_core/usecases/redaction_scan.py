@@ -115,7 +115,7 @@ class Scan:
         uow, agent_id, path = self._uow, self._agent, self._path
         grab = uow.files.lock if self._grab else uow.files.get
         if path is not None:
-            record = require_file(grab(agent_id, path), path)
+            record = require_file(grab(agent_id, path), agent_id, path)
             if live(uow, record, self._now) is None:  # as if deleted: a new version would bring it back
                 raise NotFound(
                     f"File not found: {path} has expired under a retention rule; nothing was changed. A prune "
@@ -132,7 +132,7 @@ class Scan:
         if path is not None:
             log = grab(agent_id, path)
             if log is None or log.entries == 0:
-                raise NotFound(f"Log not found: {path}. Use list_logs to see this agent's logs.")
+                raise NotFound.said("Log not found: {path}. {do.see_logs}", path=path, agent_id=agent_id)
             return [log]
         listed = uow.logs.list(agent_id, "")
         found = [grab(agent_id, log.path) for log in listed] if self._grab else listed

@@ -50,7 +50,7 @@ class Renames(UseCaseBase):
             shown = visible(uow, agent_id, self._clock())  # an expired file is not there to move
             sources = [r for r in uow.files.list(agent_id, literal, None, None) if shown(r.path, r.updated_at)]
             if not sources:
-                raise NotFound(f"No file under {prefix}. Use list_files to see this agent's files.")
+                raise NotFound.said("No file under {prefix}. {do.see_files}", prefix=prefix, agent_id=agent_id)
             pairs = [(r.path, _destination(r.path, prefix, new_prefix)) for r in sources]
             moved = self._move(uow, agent_id, pairs, None, listed=True)
             self._count(uow, agent_id)
@@ -104,7 +104,7 @@ class Renames(UseCaseBase):
             if expected is not None and expected != current:
                 raise VersionConflict(path, expected, current)
             if source is None or current == 0:
-                raise not_found(path)
+                raise not_found(agent_id, path)
             assert target is not None, "lock_or_create returns a row"
             if target.current_version:
                 taken = target.current_version

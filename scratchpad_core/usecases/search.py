@@ -41,7 +41,9 @@ class Search(UseCaseBase):
         agent_id = check_agent_id(agent_id)
         prefix = check_prefix(prefix)
         if not query or len(query) > MAX_QUERY_CHARS:
-            raise InvalidInput(f"Invalid query: it must be 1..{MAX_QUERY_CHARS} characters.")
+            raise InvalidInput.said(
+                "Invalid {argument}: it must be 1..{most} characters.", argument="query", most=MAX_QUERY_CHARS
+            )
         check_range("max_results", max_results, MAX_SEARCH_RESULTS)
         if exact or regex:
             result = self._lines(agent_id, query, prefix, max_results, regex, case_sensitive)
@@ -58,9 +60,9 @@ class Search(UseCaseBase):
         def work(uow: UnitOfWork) -> SearchResult | None:
             terms = list(dict.fromkeys(uow.index.analyzer.terms(query)))
             if not terms:
-                raise InvalidInput(
-                    "Invalid query: it has no word (letters or digits) to search for; "
-                    "use exact=true to find punctuation or symbols."
+                raise InvalidInput.said(
+                    "Invalid {argument}: it has no word (letters or digits) to search for; {do.find_symbols}.",
+                    argument="query",
                 )
             if writes and uow.index.lagging(agent_id) != ([], []):
                 return None
@@ -105,7 +107,7 @@ class Search(UseCaseBase):
     def _matcher(self, query: str, regex: bool, case_sensitive: bool) -> Matcher:
         if regex:
             if self._regex is None:
-                raise InvalidInput("Regular expression search is not available in this store; use regex=false.")
+                raise InvalidInput.said("Regular expression search is not available in this store; {do.drop_regex}.")
             return self._regex.compile(query, case_sensitive)
         if case_sensitive:
             return lambda line: _found(line.find(query))

@@ -18,14 +18,16 @@ class Summaries(UseCaseBase):
         agent_id, path = checked(agent_id, path)
 
         def lookup(uow: UnitOfWork) -> tuple[int, int, str, str | None]:
-            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), path)
+            record = require_file(live(uow, uow.files.get(agent_id, path), self._clock()), agent_id, path)
             head = uow.files.get_version(record.id, record.current_version)
             assert head is not None, "the head version is always retained"
             if len(head.content) <= SUMMARY_THRESHOLD_CHARS:
-                raise SummaryUnavailable(
-                    f"{path} has only {len(head.content):,} characters (~{estimated_tokens(head.content):,} tokens); "
-                    f"summaries are for files over {SUMMARY_THRESHOLD_CHARS:,} characters. Use read_file instead."
-                )
+                raise SummaryUnavailable.said(
+                    "{path} has only {chars:,} characters (~{tokens:,} tokens); "
+                    "summaries are for files over {threshold:,} characters. {do.read_instead}",
+                    path=path, chars=len(head.content), tokens=estimated_tokens(head.content),
+                    threshold=SUMMARY_THRESHOLD_CHARS, agent_id=agent_id,
+                )  # fmt: skip
             cached = uow.summaries.get(record.id, record.current_version)
             if cached is not None:
                 self._count(uow, agent_id, UsageDelta(bytes_saved=max(0, head.bytes - utf8_len(cached))))

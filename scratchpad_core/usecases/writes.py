@@ -122,13 +122,16 @@ class FileWrites(UseCaseBase):
 
         def work(uow: UnitOfWork) -> WriteResult:
             expire_if_due(uow, agent_id, path, self._clock(), self.limits)
-            record = require_file(uow.files.lock(agent_id, path), path)
+            record = require_file(uow.files.lock(agent_id, path), agent_id, path)
             current = record.current_version
             if not 1 <= version <= current:
                 raise InvalidInput(f"Invalid version {version}: {path} is at version {current}; use 1 to {current}.")
             old = uow.files.get_version(record.id, version)
             if old is None:
-                raise NotFound(f"Version {version} of {path} is not retained. Use list_versions to see which are.")
+                raise NotFound.said(
+                    "Version {version} of {path} is not retained. {do.see_versions}",
+                    version=version, path=path, agent_id=agent_id,
+                )  # fmt: skip
             head = self._commit(uow, agent_id, path, old.content, expected_version, actor, saved=old.bytes)
             return head.result(path)
 
@@ -185,7 +188,7 @@ class FileWrites(UseCaseBase):
             expire_if_due(uow, agent_id, path, self._clock(), self.limits)
             record = uow.files.lock(agent_id, path)
             if not create_missing:
-                record = require_file(record, path)
+                record = require_file(record, agent_id, path)
             version = record.current_version if record else 0
             if expected_version is not None and expected_version != version:
                 raise VersionConflict(path, expected_version, version)
@@ -236,7 +239,7 @@ class FileWrites(UseCaseBase):
             outcome = uow.files.advance(agent_id, path, head, record.current_version if expected is None else expected)
         if isinstance(outcome, NotAdvanced):
             if outcome.reason == "missing":
-                raise not_found(path)
+                raise not_found(agent_id, path)
             if outcome.reason == "conflict":  # whatever the file holds: a second writer is not a retry
                 assert expected is not None, "only an expected version can conflict"
                 raise VersionConflict(path, expected, outcome.current_version)

@@ -1,18 +1,14 @@
-"""What the inspection commands share: their options, how one runs (an Inspection, the library's messages in
-the command line's terms) and the parsing of their version and line arguments."""
+"""What the inspection commands share: their options, how one runs (an Inspection) and the parsing of their
+version and line arguments."""
 
 from __future__ import annotations
 
-import contextlib
-import re
-import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 from scratchpad_core.bounds import MAX_LIST_LIMIT
-from scratchpad_core.errors import ScratchpadError
 
 from .inspect_store import inspecting
 from .invocation import Invocation
@@ -46,7 +42,7 @@ def inspection_command(name: str) -> Callable[[Callable[..., int | None]], click
 
     def decorate(function: Callable[..., int | None]) -> click.Command:
         def run(invocation: Invocation, /, **options: Any) -> int:
-            with inspecting(invocation) as inspection, said_in_cli_terms(options):
+            with inspecting(invocation) as inspection:
                 status = function(inspection, **options)
             return status or 0
 
@@ -57,42 +53,6 @@ def inspection_command(name: str) -> Callable[[Callable[..., int | None]], click
         return command
 
     return decorate
-
-
-@contextlib.contextmanager
-def said_in_cli_terms(options: dict[str, Any]) -> Iterator[None]:
-    """A library refusal raised inside, reworded for this command line (in_cli_terms)."""
-    try:
-        yield
-    except ScratchpadError as error:
-        error.message = in_cli_terms(error.message, options)
-        error.args = (error.message,)
-        raise
-
-
-def in_cli_terms(message: str, options: dict[str, Any]) -> str:
-    """The library's message (worded for an MCP client: tools and their arguments) in this command line's terms:
-    the command that lists what is there, the option that was wrong."""
-    agent = shlex.quote(str(options.get("agent_id", "AGENT")))
-    path = shlex.quote(str(options.get("path", "PATH")))
-    words = {
-        "Use list_files to see this agent's files.": f"`scratchpad-mcp files --agent {agent}` lists its files.",
-        "Use list_logs to see this agent's logs.": f"`scratchpad-mcp logs --agent {agent}` lists its logs.",
-        "Use list_versions to see which are.": f"`scratchpad-mcp versions --agent {agent} {path}` lists them.",
-        "search literally with exact=true and regex=false.": "search literally with --exact instead of --regex.",
-        "regex=true runs RE2": "--regex runs RE2",
-        "use regex=false.": "drop --regex to search for the text as it is.",
-        "use exact=true to find punctuation or symbols.": "pass --exact to find punctuation or symbols.",
-        "Invalid cursor: pass the next_cursor of the previous page unchanged.": "Invalid --cursor: pass the cursor "
-        "the previous page ended with, unchanged.",
-    }  # fmt: skip
-    for said, meant in words.items():
-        message = message.replace(said, meant)
-    lines = re.fullmatch(r"Invalid start_line \d+: (.*) has (\d+) lines\.", message)
-    if lines is not None:
-        count = int(lines[2])
-        message = f"Invalid --lines {options.get('span')}: {lines[1]} has {count} line{'' if count == 1 else 's'}."
-    return message
 
 
 class VersionNumber(click.ParamType[int]):

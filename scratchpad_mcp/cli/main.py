@@ -23,7 +23,7 @@ from scratchpad_core.errors import ScratchpadError
 
 from ..server.log_lines import configure_logging
 from ..settings import Settings, SettingsError
-from . import databases
+from . import databases, refusals
 from .databases import Database
 from .invocation import Invocation, Servers
 
@@ -94,7 +94,10 @@ def invalid_setting(error: SettingsError) -> int:
 
 def failed(invocation: Invocation, error: Exception) -> int:
     database = invocation.database
-    message = str(error) if database is None else describe_failure(error, database)
+    if isinstance(error, ScratchpadError):
+        message = refusals.said(error)
+    else:
+        message = str(error) if database is None else describe_failure(error, database)
     if invocation.serving:  # the server's own log, JSON when asked for: a supervisor reads why it did not start
         log.error("scratchpad-mcp cannot start: %s", message, extra={"event": "startup_failed"})
     else:

@@ -15,7 +15,6 @@ from scratchpad_core.results import Redacted, RedactResult
 from scratchpad_core.service import Scratchpad
 
 from .admin import opened_backend
-from .inspect_options import said_in_cli_terms
 from .inspect_output import table
 from .invocation import Invocation
 from .root import Command, pass_invocation
@@ -58,8 +57,7 @@ def redact(
     nothing: NotFound | None = None
     with opened_backend(settings, "redact works") as backend:
         try:
-            with said_in_cli_terms({"agent_id": agent, "path": path}):
-                done = redaction(backend.store, by=_who(), dry_run=dry_run)
+            done = redaction(backend.store, by=_who(), dry_run=dry_run)
         except NotFound as refused:  # a text may have left the store by other ways yet stay in its files: scrub
             if text is None or dry_run:
                 raise

@@ -20,6 +20,7 @@ from scratchpad_core.paths import check_agent_id
 from scratchpad_core.ports import RateLimiter
 from scratchpad_core.results import Space
 
+from .refusals import refused
 from .replies import failure, success
 
 log = logging.getLogger("scratchpad.calls")
@@ -219,7 +220,7 @@ class CallRunner:
             reply = success(use_case(self._admitted(record, requested_agent, read_only)))
         except ScratchpadError as error:
             record.outcome = error.code
-            reply = failure(error.message)
+            reply = refused(error)
         except Exception:
             record.outcome = "internal_error"
             log.exception("tool %s failed (request %s)", tool, record.request_id)

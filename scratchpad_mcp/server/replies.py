@@ -98,6 +98,9 @@ def encoded_response(request_id: Any, reply: CallToolResult | None) -> bytes:
         return f'{{"jsonrpc":"2.0","id":{compact_json(request_id)},"result":{{}}}}'.encode()
     block = reply.content[0]
     text = block.text if isinstance(block, TextContent) else ""
-    head = f'{{"jsonrpc":"2.0","id":{compact_json(request_id)},"result":{{"content":[{{"text":{compact_json(text)}'
+    meta = "" if reply.meta is None else f'"_meta":{compact_json(reply.meta)},'  # a refusal's data
+    head = (
+        f'{{"jsonrpc":"2.0","id":{compact_json(request_id)},"result":{{{meta}"content":[{{"text":{compact_json(text)}'
+    )
     tail = "" if reply.structured_content is None else f',"structuredContent":{text}'
     return f'{head},"type":"text"}}],"isError":{compact_json(reply.is_error)}{tail}}}}}'.encode()

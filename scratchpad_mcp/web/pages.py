@@ -25,6 +25,7 @@ from . import reading
 from .access import COOKIE, LOCAL, SESSION_MS, Sessions, Viewer
 from .highlight import visible
 from .marks import marked_lines
+from .refusals import said
 
 T = TypeVar("T")
 STATUS = {NotFound: 404, AccessDenied: 403, InvalidInput: 400}
@@ -61,8 +62,9 @@ class Pages:
         except ScratchpadError as error:
             status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
             heading = HEADINGS.get(status, "Not shown")
-            return self.render(request, "error.html", status, viewer=viewer, heading=heading, message=error.message)
-        return self.render(request, name, viewer=viewer, **values)
+            return self.render(request, "error.html", status, viewer=viewer, heading=heading, message=said(error))
+        status = 400 if values.get("refusal") else 200  # a page that keeps its form and says what it refused
+        return self.render(request, name, status, viewer=viewer, **values)
 
     # -- pages ----------------------------------------------------------------------------------------------
     async def agents(self, request: Request) -> Response:
@@ -147,7 +149,7 @@ class Pages:
             page = await anyio.to_thread.run_sync(read)
         except ScratchpadError as error:
             status = next((code for kind, code in STATUS.items() if isinstance(error, kind)), 500)
-            return JSONResponse({"error": error.message}, status_code=status)
+            return JSONResponse({"error": said(error)}, status_code=status)
         entries = [shown_entry(e) for e in page.entries]
         return JSONResponse({"entries": entries, "last_entry_id": page.last_entry_id, "has_more": page.has_more})
 
@@ -170,17 +172,20 @@ class Pages:
 
         def build(viewer: Viewer) -> dict[str, Any]:
             self.seen(viewer, agent_id)
-            result, shown, first = None, [], (page - 1) * SEARCH_PAGE
-            if query:  # by words unless exact or regex, as the tool and the command line do; a page: the results
-                # up to its end asked for, those before it left out (the ranking is the same each time)
-                result = self._store.search_files(
-                    agent_id, query, max_results=page * SEARCH_PAGE, exact=exact, regex=regex
-                )
-                shown = [(m, marked_lines(m.text, query, exact=exact, regex=regex)) for m in result.matches[first:]]
+            result, shown, first, refusal = None, [], (page - 1) * SEARCH_PAGE, None
+            try:
+                if query:  # by words unless exact or regex, as the tool and the command line do; a page: the
+                    # results up to its end asked for, those before it left out (the ranking is the same each time)
+                    result = self._store.search_files(
+                        agent_id, query, max_results=page * SEARCH_PAGE, exact=exact, regex=regex
+                    )
+                    shown = [(m, marked_lines(m.text, query, exact=exact, regex=regex)) for m in result.matches[first:]]
+            except InvalidInput as error:  # the page stays, its box holding the query, and says what to change
+                refusal = said(error)
             more = result is not None and result.has_more
             return {"agent": agent_id, "query": query, "exact": exact, "regex": regex, "result": result,
                     "shown": shown, "first": first, "page": page, "page_lines": reading.FILE_PAGE_LINES,
-                    "next_page": more and page * SEARCH_PAGE < MAX_SEARCH_RESULTS}  # fmt: skip
+                    "next_page": more and page * SEARCH_PAGE < MAX_SEARCH_RESULTS, "refusal": refusal}  # fmt: skip
 
         return await self.page(request, "search.html", build)
 

@@ -23,7 +23,7 @@ def test_missing_agent_path_version_and_log(filled: Scratchpad, inspect) -> None
         ("diff", "-a", "alice", "plans/plan.md", "1", "9"): "Invalid version 9",
         ("diff", "-a", "alice", "notes.txt"): "notes.txt has only version 1",
         ("log", "-a", "alice", "missing.log"): "Log not found: missing.log",
-        ("cat", "-a", "alice", "plans/plan.md", "--lines", "9:"): "Invalid --lines 9:: plans/plan.md has 4 lines",
+        ("cat", "-a", "alice", "plans/plan.md", "--lines", "9:"): "Invalid --lines 9: plans/plan.md has 4 lines.",
     }
     for args, message in cases.items():
         done = inspect(*args)

@@ -17,10 +17,10 @@ from scratchpad_adapters import memory
 from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.sql.engine import make_engine
 from scratchpad_adapters.sql.tables import request_ids
-from scratchpad_core.errors import InvalidInput, ScratchpadError, VersionConflict
+from scratchpad_core.errors import InvalidInput, RequestIdReused, ScratchpadError, VersionConflict
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import DeleteResult, EditResult, WriteResult
-from scratchpad_core.retries import MAX_REQUEST_ID_CHARS, RequestIdReused
+from scratchpad_core.retries import MAX_REQUEST_ID_CHARS
 from scratchpad_core.service import Scratchpad
 from tests.conftest import FakeSummarizer
 from tests.recount import Recounter

@@ -32,9 +32,10 @@ def test_rate_limited_gives_the_wait() -> None:
 
 
 def test_codes_are_distinct() -> None:
-    assert len(ALL) == 15
+    assert len(ALL) == 16  # RequestIdReused lives here too, so that CODES lists every code
     codes = [c.code for c in ALL]
     assert len(set(codes)) == len(codes), codes
+    assert {c.code: c for c in ALL} == errors.CODES
 
 
 @pytest.mark.parametrize("cls", ALL, ids=lambda c: c.__name__)

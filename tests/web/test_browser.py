@@ -326,3 +326,25 @@ def test_the_file_page_with_a_diff_as_the_readme_shows_it(site: Site, browser: A
             browser.save_screenshot(SCREENSHOT)
     finally:
         browser.set_window_size(1400, 1000)
+
+
+def test_a_refused_search_keeps_its_box_and_says_what_to_change(site: Site, browser: Any) -> None:
+    """The refusal names the page's own controls (tick exact, untick regex), and the form still holds the query
+    and the ticked box, so the person changes what it says and searches again from there."""
+    agent = unique("seeker")
+    site.store.write_file(agent, "notes.txt", "a then b\n")
+    sign_in(browser, site, site.admin_key)
+    browser.get(f"{site.ui}/a/{agent}/search?q=a(%3F%3Db)&regex=1")
+    refusal = text_of(browser, "error")
+    assert "lookahead" in refusal and "a search with regex ticked runs RE2" in refusal
+    assert "tick exact and untick regex" in refusal and "regex=" not in refusal and "exact=" not in refusal
+    box = browser.find_element(By.CSS_SELECTOR, "form.search input[name=q]")
+    assert box.get_attribute("value") == "a(?=b)" and browser.find_element(By.ID, "regex").is_selected()
+    box.clear()
+    box.send_keys("a then")
+    browser.find_element(By.ID, "regex").click()  # untick
+    browser.find_element(By.ID, "exact").click()
+    browser.find_element(By.CSS_SELECTOR, "form.search button").click()
+    WebDriverWait(browser, WAIT).until(lambda b: "exact=1" in b.current_url)
+    wait_for(browser, "#summary")
+    assert "1 matching line in" in text_of(browser, "summary") and not browser.find_elements(By.ID, "error")

@@ -227,3 +227,17 @@ def test_marked_search_results_stay_escaped(backend: Backend, local: TestClient)
     backend.store.write_file("bot", "x.html", "<b>deploy</b> \x1b[31m deploy\n")
     page = local.get("/a/bot/search?q=deploy").text
     assert "&lt;b&gt;<mark>deploy</mark>&lt;/b&gt; ␛[31m <mark>deploy</mark>" in page
+
+
+def test_a_refused_search_keeps_its_page_and_names_the_controls(backend: Backend, local: TestClient) -> None:
+    backend.store.write_file("bot", "a.txt", "hello\n")
+    page = local.get("/a/bot/search", params={"q": "!!!", "exact": ""})
+    assert page.status_code == 400 and 'value="!!!"' in page.text and 'id="summary"' not in page.text
+    assert re.search(r'id="error">Invalid search: it has no word .*; tick exact to find punctuation', page.text)
+    page = local.get("/a/bot/search", params={"q": "(x", "regex": "1"})
+    assert page.status_code == 400 and 'value="(x"' in page.text and 'id="regex" checked' in page.text
+    assert "search literally: tick exact and untick regex." in page.text and "regex=false" not in page.text
+    missing = local.get("/a/bot/file/gone.txt")
+    assert (
+        missing.status_code == 404 and "File not found: gone.txt. The agent&#39;s page lists its files." in missing.text
+    )
