@@ -140,14 +140,14 @@ class Redaction(FileWrites):
                 target.by,
                 indexed=index,
                 quotas=False,  # removing a text is never refused for the bytes its marker adds
+                prune=False,  # nor costs the oldest retained version its place in the history
             ).version
         else:
             index(record.current_version)
         grown = 0
         for number, removal in plan.changes.items():
             kept = uow.files.get_version(record.id, number)
-            if kept is None:  # pruned by the new version (max_versions)
-                continue
+            assert kept is not None, "a redaction's new version prunes no version"
             replaced = Version.of(number, removal.content, kept.created_at, kept.by)
             uow.files.replace_content(record.id, replaced)
             grown += replaced.bytes - kept.bytes

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import click
 
 from scratchpad_core.errors import NotFound
+from scratchpad_core.limits import Limits
 from scratchpad_core.results import Redacted, RedactResult
 from scratchpad_core.service import Scratchpad
 
@@ -65,7 +66,7 @@ def redact(
                 raise
             nothing = refused
     if nothing is None:
-        _print(done)
+        _print(done, settings.limits)
     if not dry_run:
         scrubbed(settings)
     if nothing is not None:
@@ -103,7 +104,7 @@ def _who() -> str:
         return "cli"
 
 
-def _print(done: RedactResult) -> None:
+def _print(done: RedactResult, limits: Limits) -> None:
     rows = [
         (row.path, row.version or "", row.entry or "", "-" if row.occurrences is None else f"{row.occurrences:,}",
          _how(row))
@@ -124,6 +125,16 @@ def _print(done: RedactResult) -> None:
         print(f"dry run: would redact {said}; nothing was changed")
     else:
         print(f"redacted {said}; {_count(done.requests_forgotten, 'request_id')} forgotten")
+    print(in_force(limits))
+
+
+def in_force(limits: Limits) -> str:
+    """The limits the redaction applied (this command's environment, which should be the servers')."""
+    named = ", ".join(
+        f"SCRATCHPAD_{name.upper()}={getattr(limits, name)}"
+        for name in ("max_versions", "max_file_bytes", "max_log_entry_bytes")
+    )
+    return f"limits in force: {named} (from this command's environment: give it the servers' values)"
 
 
 def _how(row: Redacted) -> str:

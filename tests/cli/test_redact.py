@@ -6,13 +6,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from scratchpad_adapters import open_store
 from scratchpad_adapters.sql.sqlite_files import file_of
+from scratchpad_core.limits import Limits
 from tests.cli.conftest import Done
 
 Run = Callable[..., Done]
 SECRET = "sk-live-7f3a9c2e5b1d4f6a8c0e"
 ENTRY_SECRET = "hunter2-pa55word-9x7q"
+LIMITS = Limits()
+IN_FORCE = (
+    f"limits in force: SCRATCHPAD_MAX_VERSIONS={LIMITS.max_versions}, SCRATCHPAD_MAX_FILE_BYTES="
+    f"{LIMITS.max_file_bytes}, SCRATCHPAD_MAX_LOG_ENTRY_BYTES={LIMITS.max_log_entry_bytes} (from this command's "
+    "environment: give it the servers' values)"
+)
 
 
 def fill(url: str) -> None:
@@ -46,6 +55,7 @@ def test_redact_leaves_no_readable_trace(inspect: Run, url: str, tmp_path: Path)
         "notes.md        2                   1  each occurrence\n"
         "notes.md        3                   2  each occurrence; new version 4\n"
         "redacted 3 versions of 1 file (4 occurrences); 0 request_ids forgotten\n"
+        f"{IN_FORCE}\n"
     )
     assert SECRET not in done.out + done.err
     entry = inspect("redact", "--agent", "alice", "--log", "run.log", "--entry", "2")
@@ -53,6 +63,7 @@ def test_redact_leaves_no_readable_trace(inspect: Run, url: str, tmp_path: Path)
         "path     version  entry  occurrences  redacted\n"
         "run.log               2            -  whole entry\n"
         "redacted 1 entry of 1 log; 0 request_ids forgotten\n"
+        f"{IN_FORCE}\n"
     ))  # fmt: skip
     if sqlite:
         assert "scrubbed " in entry.err and "VACUUM (" not in entry.err
@@ -124,12 +135,14 @@ def test_a_dry_run_prints_the_same_table_and_changes_nothing(inspect: Run, url: 
         "notes.md        2                   1  each occurrence\n"
         "notes.md        3                   2  each occurrence; new version 4\n"
         "dry run: would redact 3 versions of 1 file (4 occurrences); nothing was changed\n"
+        f"{IN_FORCE}\n"
     ))  # fmt: skip
     assert "scrubbed" not in dry.err and "VACUUM" not in dry.err  # nothing to scrub: nothing changed
     logged = inspect("redact", "--agent", "alice", "--log", "run.log", "--text", ENTRY_SECRET, "--dry-run")
     assert logged.out.splitlines()[1:] == [
         "run.log               2            1  each occurrence",
         "dry run: would redact 1 entry of 1 log (1 occurrence); nothing was changed",
+        IN_FORCE,
     ]
     assert inspect("export").out == before
     done = inspect("redact", "--agent", "alice", "--log", "run.log", "--text", ENTRY_SECRET)
@@ -137,3 +150,17 @@ def test_a_dry_run_prints_the_same_table_and_changes_nothing(inspect: Run, url: 
     short = inspect("redact", "--agent", "alice", "--text", "pw!")
     assert (short.code, short.out) == (1, "")
     assert short.error.startswith("scratchpad-mcp: Invalid text to redact (3 characters): give the exact text")
+
+
+def test_the_table_names_the_limits_it_applied(inspect: Run, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command applies its own environment's limits (the kept window, the size a marker may not pass): it says
+    which, so that one run with other values than the servers' is seen."""
+    fill(url)
+    monkeypatch.setenv("SCRATCHPAD_MAX_VERSIONS", "7")
+    monkeypatch.setenv("SCRATCHPAD_MAX_FILE_BYTES", "4096")
+    done = inspect("redact", "--agent", "alice", "--text", SECRET, "--dry-run")
+    assert done.code == 0, done.err
+    assert done.out.splitlines()[-1] == (
+        "limits in force: SCRATCHPAD_MAX_VERSIONS=7, SCRATCHPAD_MAX_FILE_BYTES=4096, SCRATCHPAD_MAX_LOG_ENTRY_BYTES="
+        f"{LIMITS.max_log_entry_bytes} (from this command's environment: give it the servers' values)"
+    )

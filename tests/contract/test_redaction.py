@@ -3,6 +3,8 @@ text; the history keeps numbers, times and actors; sizes, hashes, counters, the 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from scratchpad_adapters.factory import Backend
@@ -84,6 +86,23 @@ def test_a_text_goes_from_every_retained_version(store: Scratchpad, clock: Clock
     assert store.read_file(A, "notes.md", since_version=1).redacted is None  # version 1 never held it
     stats = recount.check(store, A)
     assert stats.total_bytes == sum(len(t.encode()) for t in texts.values())
+
+
+def test_a_redactions_new_version_prunes_no_retained_version(backend: Backend, clock: Clock, recount: Recounter) -> None:
+    """A file at its kept window: the redaction's new version keeps every version it redacted (history intact);
+    the next write prunes back to the window, as any write does."""
+    limits = dataclasses.replace(backend.store.limits, max_versions=3)
+    store = Scratchpad(backend.unit_of_work, limits, clock=clock)
+    for number in (1, 2, 3):
+        store.write_file(A, "w.md", f"v{number} {SECRET}\n")
+    result = store.redact_text(A, "w.md", SECRET, by="admin")
+    assert [(row.version, row.new_version) for row in result.redacted] == [(1, None), (2, None), (3, 4)]
+    mark = marker(clock.now, "admin")
+    assert contents(store, "w.md") == {1: f"v1 {mark}\n", 2: f"v2 {mark}\n", 3: f"v3 {mark}\n", 4: f"v3 {mark}\n"}
+    recount.check(store, A)
+    store.write_file(A, "w.md", "v5\n")
+    assert sorted(contents(store, "w.md")) == [3, 4, 5]
+    recount.check(store, A)
 
 
 def test_a_text_not_present_changes_nothing_and_says_so(store: Scratchpad, recount: Recounter) -> None:
