@@ -88,7 +88,7 @@ def test_a_text_goes_from_every_retained_version(store: Scratchpad, clock: Clock
     assert stats.total_bytes == sum(len(t.encode()) for t in texts.values())
 
 
-def test_a_redactions_new_version_prunes_no_retained_version(backend: Backend, clock: Clock, recount: Recounter) -> None:
+def test_a_redactions_new_version_prunes_no_version(backend: Backend, clock: Clock, recount: Recounter) -> None:
     """A file at its kept window: the redaction's new version keeps every version it redacted (history intact);
     the next write prunes back to the window, as any write does."""
     limits = dataclasses.replace(backend.store.limits, max_versions=3)
