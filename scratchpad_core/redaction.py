@@ -39,12 +39,17 @@ def whole(mark: str) -> str:
 
 
 def check_secret(text: object) -> str:
-    if not isinstance(text, str) or not MIN_SECRET_CHARS <= len(text) <= MAX_SECRET_CHARS:
-        size = f"{len(text):,} characters" if isinstance(text, str) else "not a text"
+    """The text to remove: MIN_SECRET_CHARS to MAX_SECRET_CHARS characters, at least MIN_SECRET_CHARS of them
+    not whitespace (a run of spaces is in most of a store, too)."""
+    solid = len("".join(text.split())) if isinstance(text, str) else 0
+    if not isinstance(text, str) or not MIN_SECRET_CHARS <= len(text) <= MAX_SECRET_CHARS or solid < MIN_SECRET_CHARS:
+        size = f"{len(text):,} character{'s' if len(text) != 1 else ''}" if isinstance(text, str) else "not a text"
+        if isinstance(text, str) and solid < MIN_SECRET_CHARS <= len(text):
+            size += f", {solid} not whitespace"
         raise InvalidInput(
             f"Invalid text to redact ({size}): give the exact text to remove, {MIN_SECRET_CHARS} to "
-            f"{MAX_SECRET_CHARS:,} characters (a shorter one is in most of a store and would rewrite it). "
-            "Nothing was changed."
+            f"{MAX_SECRET_CHARS:,} characters, at least {MIN_SECRET_CHARS} of them not whitespace (a shorter one is "
+            "in most of a store and would rewrite it). Nothing was changed."
         )
     return text
 

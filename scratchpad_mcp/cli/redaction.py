@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import click
 
-from scratchpad_core.errors import NotFound
+from scratchpad_core.errors import NothingToRedact
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import Redacted, RedactResult
 from scratchpad_core.service import Scratchpad
@@ -56,14 +56,12 @@ def redact(
     """
     redaction = _chosen(agent, text, path, version, log, entry)
     settings = invocation.begin()
-    nothing: NotFound | None = None
+    nothing: NothingToRedact | None = None
     with opened_backend(settings, "redact works") as backend:
-        try:
-            with said_in_cli_terms({"agent_id": agent, "path": path}):
+        try:  # a refusal (no such agent, file or log; a text too short) is raised before anything changes
+            with said_in_cli_terms({"agent_id": agent, "path": path or log}):
                 done = redaction(backend.store, by=_who(), dry_run=dry_run)
-        except NotFound as refused:  # a text may have left the store by other ways yet stay in its files: scrub
-            if text is None or dry_run:
-                raise
+        except NothingToRedact as refused:  # a text may have left the store by other ways yet stay in its files
             nothing = refused
     if nothing is None:
         _print(done, settings.limits)

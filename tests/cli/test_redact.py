@@ -164,3 +164,35 @@ def test_the_table_names_the_limits_it_applied(inspect: Run, url: str, monkeypat
         "limits in force: SCRATCHPAD_MAX_VERSIONS=7, SCRATCHPAD_MAX_FILE_BYTES=4096, SCRATCHPAD_MAX_LOG_ENTRY_BYTES="
         f"{LIMITS.max_log_entry_bytes} (from this command's environment: give it the servers' values)"
     )
+
+
+def test_a_refusal_comes_before_any_scrub_and_changes_nothing(inspect: Run, url: str) -> None:
+    fill(url)
+    with open_store(url) as store:  # a text that left the store: only a scrub would take it out of the files
+        store.write_file("alice", "gone.md", "left behind\n")
+        store.delete_file("alice", "gone.md")
+    before = inspect("export").out
+    sqlite = file_of(url)
+    on_disk = database_bytes(url) if sqlite else b""
+    refusals = {
+        ("--path", "nope.md", "--text", SECRET): "File not found: nope.md. `scratchpad-mcp files --agent alice` "
+        "lists its files.",
+        ("--log", "nope.log", "--text", SECRET): "Log not found: nope.log. `scratchpad-mcp logs --agent alice` "
+        "lists its logs.",
+        ("--text", " p w "): "Invalid text to redact (5 characters, 2 not whitespace): give the exact text to "
+        "remove, 4 to 10,000 characters, at least 4 of them not whitespace (a shorter one is in most of a store and "
+        "would rewrite it). Nothing was changed.",
+    }
+    for options, said in refusals.items():
+        done = inspect("redact", "--agent", "alice", *options)
+        assert (done.code, done.out, done.error) == (1, "", f"scratchpad-mcp: {said}")
+        assert "scrub" not in done.err and "VACUUM" not in done.err
+    nobody = inspect("redact", "--agent", "nobody", "--text", SECRET)
+    assert (nobody.code, nobody.out, nobody.error) == (1, "", (
+        "scratchpad-mcp: Unknown agent 'nobody': the store holds no file, log or count of it; check the agent id. "
+        "Nothing was changed."
+    ))  # fmt: skip
+    assert "scrub" not in nobody.err
+    assert inspect("export").out == before
+    if sqlite:
+        assert database_bytes(url) == on_disk  # not even a scrub: the deleted text's pages are as they were
