@@ -23,7 +23,8 @@ from .app import build_web_app
 def web_app(settings: Settings, backend: Backend, *, signed_in: bool) -> Starlette:
     """The view of the backend's store; with signed_in, a person signs in with an API key first."""
     sessions = Sessions(backend.keys, wall_clock_ms, session_secret(settings)) if signed_in else None
-    return build_web_app(viewing_store(backend), agent_directory(backend), sessions)
+    https = settings.public_url.lower().startswith("https:")
+    return build_web_app(viewing_store(backend), agent_directory(backend), sessions, https=https)
 
 
 def session_secret(settings: Settings) -> bytes | None:
