@@ -19,7 +19,7 @@ from .model import StoredRequest
 
 MIN_SECRET_CHARS = 4  # a shorter text is in most of a store: removing it would rewrite nearly every version
 MAX_SECRET_CHARS = 10_000
-_MARKER = re.compile(r"\[redacted \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by [^\]\n]{1,256}\]")
+_MARKER = re.compile(r"\[redacted \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by ([^\]\n]{1,256})\]")
 
 # The writing calls whose arguments may carry a file's text, or a log entry's (the others a request_id is kept
 # for, restore_version, delete_file and delete_log, carry none).
@@ -76,14 +76,34 @@ class Removal:
 
 def remove_text(content: str, secret: str, shape: Shape) -> Removal | None:
     """Every occurrence of the secret replaced by the marker, or, when that passes the size limit, the whole
-    content by one marker; None when the content holds no occurrence."""
-    found = content.count(secret)
+    content by one marker; None when the content holds no occurrence. An occurrence inside the fixed words of a
+    marker already there ("[redacted", its time, "by", "]") is no content and stays (`--text redacted` nests no
+    marker); one that reaches into a marker's `by` text, which anyone can write, goes."""
+    kept = _marker_words(content)
+    parts, found, at = [], 0, 0
+    start = content.find(secret)
+    while start >= 0:
+        end = start + len(secret)
+        if not any(low <= start and end <= high for low, high in kept):
+            parts += [content[at:start], shape.mark]
+            found, at = found + 1, end
+        start = content.find(secret, end if at == end else start + 1)
     if not found:
         return None
-    redacted = content.replace(secret, shape.mark)
+    redacted = "".join(parts) + content[at:]
     if utf8_len(redacted) > shape.limit:
         return Removal(shape.whole, found, True)
     return Removal(redacted, found, False)
+
+
+def _marker_words(content: str) -> list[tuple[int, int]]:
+    """The spans of the markers' fixed words in `content`: "[redacted <time> by " and the closing "]"."""
+    if "[redacted " not in content:
+        return []
+    spans = []
+    for match in _MARKER.finditer(content):
+        spans += [(match.start(), match.start(1)), (match.end() - 1, match.end())]
+    return spans
 
 
 def remove_all(shape: Shape) -> Removal:
