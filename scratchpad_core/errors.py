@@ -61,6 +61,8 @@ class NothingToRedact(NotFound):
     """No retained version or kept entry holds what a redaction was to remove: nothing of the content changed,
     but the kept request_ids that could confirm the text were forgotten all the same (`requests_forgotten`)."""
 
+    code = "nothing_to_redact"
+
     def __init__(self, message: str, requests_forgotten: int = 0) -> None:
         super().__init__(message)
         self.requests_forgotten = requests_forgotten

@@ -32,7 +32,7 @@ def test_rate_limited_gives_the_wait() -> None:
 
 
 def test_codes_are_distinct() -> None:
-    assert len(ALL) == 15
+    assert len(ALL) == 16
     codes = [c.code for c in ALL]
     assert len(set(codes)) == len(codes), codes
 
