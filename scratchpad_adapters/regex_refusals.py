@@ -36,6 +36,17 @@ _OPERATORS = (
     ("(?#", "a comment group ((?#...))"),
     ("(?C", "a callout ((?C...))"),
 )
+# Escapes of PCRE and Perl that RE2 does not have: what each means, and what to write instead ("" where nothing).
+_ESCAPES = {
+    "\\K": ("\\K (a reset of the match's start)", ""),
+    "\\G": ("\\G (the end of the previous match)", " Write ^ for the start of the line,"),
+    "\\R": ("\\R (any line break)", " A search matches within one line (no line break is in it): drop it,"),
+    "\\X": ("\\X (an extended grapheme cluster)", " Write . or \\pL\\pM* for a character,"),
+    "\\h": ("\\h (horizontal whitespace)", " Write [ \\t] instead,"),
+    "\\H": ("\\H (not horizontal whitespace)", " Write [^ \\t] instead,"),
+    "\\V": ("\\V (not vertical whitespace)", " Write . instead (a line holds none),"),
+}
+_VERB = re.compile(r"(?<!\\)\(\*[A-Za-z_]+(?::[^)]*)?\)?")  # (*SKIP), (*MARK:x), (*FAIL) ...
 _RECURSION = re.compile(r"\(\?-?\d")
 _FLAG = re.compile(r"\(\?[imsU-]*+([a-zA-Z])")  # the first flag after those RE2 has
 _COUNT = re.compile(r"\{(\d*)(?:,(\d*))?\}")
@@ -60,6 +71,14 @@ def refusal(pattern: str, error: re2.error, max_mem: int) -> InvalidInput:
         )
     if kind == "invalid escape sequence" and piece == "\\Z":
         return _refused(f"Invalid regex: \\Z {UNSUPPORTED} Write \\z or $ for the end of the line, {LITERALLY}")
+    if kind == "invalid escape sequence" and piece in _ESCAPES:
+        name, instead = _ESCAPES[piece]
+        return _refused(
+            f"Invalid regex: {{name}} {UNSUPPORTED}{{instead}} {LITERALLY}",
+            name=name, instead=instead or " Rewrite the pattern without it,",
+        )  # fmt: skip
+    if kind in ("invalid perl operator", "invalid named capture group") and piece.startswith("(?P"):
+        return _named_group(piece)
     where = f" in '{piece[:200]}'" if piece else ""
     return _refused(f"Invalid regex: {{kind}}{{where}}. {FIX}", kind=kind, where=where)
 
@@ -81,15 +100,34 @@ def _construct(kind: str, piece: str, pattern: str) -> str | None:
         if _RECURSION.match(piece):
             return "recursion ((?R), (?1), (?&name))"
         flag = _FLAG.match(piece)
-        if flag is not None and flag[1] not in "imsU":
+        if flag is not None and flag[1] not in "imsU" and not piece.startswith("(?P"):  # (?P: a named group
             return f"the flag {flag[1]} (RE2 has i, m, s and U)"
     if kind == "invalid escape sequence" and re.fullmatch(r"\\[1-9gk]", piece):
         return "a backreference (\\1, \\k<name>)"
     if kind == "bad repetition operator" and piece.endswith("+") and len(piece) > 1:
         return f"a possessive quantifier ({piece})"
+    verb = _VERB.search(pattern) if kind == "no argument for repetition operator" else None
+    if verb is not None:
+        return f"the backtracking control verb {verb[0]}"
     if kind == "no argument for repetition operator" and pattern.startswith("(*"):
         return "a backtracking control verb ((*FAIL), (*SKIP), ...)"
     return None
+
+
+def _named_group(piece: str) -> InvalidInput:
+    """A named group RE2 would run, misspelt: (?P<> has no name, (?P is cut short, (?Px is no group."""
+    write = "write (?P<name>...), a name of letters, digits and _"
+    if piece.startswith("(?P<>"):
+        return _refused(f"Invalid regex: the named group (?P<> has no name: {write}. {FIX}")
+    if piece.startswith("(?P<"):
+        return _refused(
+            f"Invalid regex: the named group {{piece}} is not closed or its name is not allowed: {write}. {FIX}",
+            piece=piece[:40],
+        )
+    return _refused(
+        f"Invalid regex: {{piece}} is not a group RE2 knows: a named group is written (?P<name>...). {FIX}",
+        piece=piece[:40],
+    )
 
 
 def _repetition(piece: str) -> InvalidInput:

@@ -7,6 +7,7 @@
     │   ├── EditMismatch            edit_file's old_str is missing or ambiguous
     │   └── RequestIdReused         a request_id came back with other arguments
     ├── NotFound                    no such file, log or version in this namespace
+    │   └── NothingToRedact         a redaction found nothing to remove (`requests_forgotten` all the same)
     ├── VersionConflict             expected_version differs from the current version
     ├── LimitExceeded               one call is too large (content, log entry)
     ├── QuotaExceeded               the agent's stored files, entries or bytes would pass its quota
@@ -82,6 +83,17 @@ class RequestIdReused(InvalidInput):
 
 class NotFound(ScratchpadError):
     code = "not_found"
+
+
+class NothingToRedact(NotFound):
+    """No retained version or kept entry holds what a redaction was to remove: nothing of the content changed,
+    but the kept request_ids that could confirm the text were forgotten all the same (`requests_forgotten`)."""
+
+    code = "nothing_to_redact"
+
+    def __init__(self, message: str, requests_forgotten: int = 0) -> None:
+        super().__init__(message)
+        self.requests_forgotten = requests_forgotten
 
 
 class VersionConflict(ScratchpadError):

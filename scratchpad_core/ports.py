@@ -125,6 +125,9 @@ class LogRepository(Protocol):
     def young_from(self, log_id: int, below: int, since: int) -> int | None:
         """The oldest entry id below `below` made at or after `since` (ms); None: none is."""
 
+    def stored_below(self, log_id: int, below: int) -> tuple[int, int]:
+        """(entries, bytes) of the log's stored entries below id `below` (those past a max_age, not yet dropped)."""
+
     def trim(self, log_id: int, below: int) -> tuple[int, int]:
         """Drop the log's entries below id `below` (retention: the oldest, so the kept ids stay contiguous) and
         take them off its row; returns (entries, bytes) dropped."""

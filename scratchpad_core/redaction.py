@@ -19,7 +19,7 @@ from .model import StoredRequest
 
 MIN_SECRET_CHARS = 4  # a shorter text is in most of a store: removing it would rewrite nearly every version
 MAX_SECRET_CHARS = 10_000
-_MARKER = re.compile(r"\[redacted \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by [^\]\n]{1,256}\]")
+_MARKER = re.compile(r"\[redacted \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by ([^\]\n]{1,256})\]")
 
 # The writing calls whose arguments may carry a file's text, or a log entry's (the others a request_id is kept
 # for, restore_version, delete_file and delete_log, carry none).
@@ -39,12 +39,17 @@ def whole(mark: str) -> str:
 
 
 def check_secret(text: object) -> str:
-    if not isinstance(text, str) or not MIN_SECRET_CHARS <= len(text) <= MAX_SECRET_CHARS:
-        size = f"{len(text):,} characters" if isinstance(text, str) else "not a text"
+    """The text to remove: MIN_SECRET_CHARS to MAX_SECRET_CHARS characters, at least MIN_SECRET_CHARS of them
+    not whitespace (a run of spaces is in most of a store, too)."""
+    solid = len("".join(text.split())) if isinstance(text, str) else 0
+    if not isinstance(text, str) or not MIN_SECRET_CHARS <= len(text) <= MAX_SECRET_CHARS or solid < MIN_SECRET_CHARS:
+        size = f"{len(text):,} character{'s' if len(text) != 1 else ''}" if isinstance(text, str) else "not a text"
+        if isinstance(text, str) and solid < MIN_SECRET_CHARS <= len(text):
+            size += f", {solid} not whitespace"
         raise InvalidInput(
             f"Invalid text to redact ({size}): give the exact text to remove, {MIN_SECRET_CHARS} to "
-            f"{MAX_SECRET_CHARS:,} characters (a shorter one is in most of a store and would rewrite it). "
-            "Nothing was changed."
+            f"{MAX_SECRET_CHARS:,} characters, at least {MIN_SECRET_CHARS} of them not whitespace (a shorter one is "
+            "in most of a store and would rewrite it). Nothing was changed."
         )
     return text
 
@@ -71,14 +76,34 @@ class Removal:
 
 def remove_text(content: str, secret: str, shape: Shape) -> Removal | None:
     """Every occurrence of the secret replaced by the marker, or, when that passes the size limit, the whole
-    content by one marker; None when the content holds no occurrence."""
-    found = content.count(secret)
+    content by one marker; None when the content holds no occurrence. An occurrence inside the fixed words of a
+    marker already there ("[redacted", its time, "by", "]") is no content and stays (`--text redacted` nests no
+    marker); one that reaches into a marker's `by` text, which anyone can write, goes."""
+    kept = _marker_words(content)
+    parts, found, at = [], 0, 0
+    start = content.find(secret)
+    while start >= 0:
+        end = start + len(secret)
+        if not any(low <= start and end <= high for low, high in kept):
+            parts += [content[at:start], shape.mark]
+            found, at = found + 1, end
+        start = content.find(secret, end if at == end else start + 1)
     if not found:
         return None
-    redacted = content.replace(secret, shape.mark)
+    redacted = "".join(parts) + content[at:]
     if utf8_len(redacted) > shape.limit:
         return Removal(shape.whole, found, True)
     return Removal(redacted, found, False)
+
+
+def _marker_words(content: str) -> list[tuple[int, int]]:
+    """The spans of the markers' fixed words in `content`: "[redacted <time> by " and the closing "]"."""
+    if "[redacted " not in content:
+        return []
+    spans = []
+    for match in _MARKER.finditer(content):
+        spans += [(match.start(), match.start(1)), (match.end() - 1, match.end())]
+    return spans
 
 
 def remove_all(shape: Shape) -> Removal:

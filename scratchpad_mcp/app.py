@@ -151,4 +151,5 @@ class Servers:
         from .web.serve import check_web_exposure, serve_web
 
         check_web_exposure(settings, host, loopback)
+        settings.check_walls(host)
         return serve_web(settings, host, port, signed_in=not loopback, out=out)

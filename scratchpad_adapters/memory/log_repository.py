@@ -57,6 +57,11 @@ class MemoryLogRepository:
         rows = self._tx.tables.entries.get(log_id, ())
         return next((r.id for r in rows if r.id < below and r.created_at >= since), None)
 
+    def stored_below(self, log_id: int, below: int) -> tuple[int, int]:
+        rows = self._tx.tables.entries.get(log_id, ())
+        gone = rows[: bisect.bisect_left(rows, below, key=lambda r: r.id)]
+        return len(gone), sum(r.bytes for r in gone)
+
     def trim(self, log_id: int, below: int) -> tuple[int, int]:
         rows = self._tx.tables.entries.get(log_id, ())
         cut = bisect.bisect_left(rows, below, key=lambda r: r.id)

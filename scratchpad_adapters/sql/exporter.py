@@ -1,5 +1,6 @@
 """Export: every agent's retention rules, files (all retained versions), summaries and logs (all entries) as
-JSON lines. A file that has expired under a files rule (not yet pruned) is left out, as list_files leaves it out.
+JSON lines. A file that has expired under a files rule (not yet pruned) is left out, as list_files leaves it out,
+and so are log entries past their rule's max_age (a log all of whose entries are: the log too), as read_log.
 
 The export is deterministic (agents, rules, paths, versions and entries in order; no timestamp of its own),
 so moving SQLite -> Postgres -> SQLite exports byte-identical. Lines, for each agent in order:
@@ -24,10 +25,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from sqlalchemy import Connection, Engine, select, union
+from sqlalchemy import Connection, Engine, func, select, union
 
 from scratchpad_core.errors import NotFound
-from scratchpad_core.retention import FILES, expired, rule_for
+from scratchpad_core.retention import FILES, LOGS, RetentionRule, age_threshold, expired, kept_from, rule_for
 from scratchpad_core.usecases.base import wall_clock_ms
 
 from .engine import snapshot
@@ -151,12 +152,33 @@ def _agent_records(connection: Connection, agent_id: str, now: int) -> Iterator[
         s = connection.execute(select(summaries).where(summaries.c.file_id == f.id)).first()
         if s is not None:
             yield _record("summary", s, path=f.path, version=s.version, summary=s.summary, model=s.model)
+    logs_rules = [rule for rule in rules if rule.kind == LOGS]
     log_query = select(logs).where(logs.c.agent_id == agent_id, logs.c.entries > 0).order_by(logs.c.path)
     for g in connection.execute(log_query).all():
+        start = _kept_from(connection, g, rule_for(logs_rules, g.path), now)
+        if start > g.last_entry_id:
+            continue  # every entry past its age: the log reads as dropped
         yield _record("log", g, path=g.path, last_entry_id=g.last_entry_id)
-        entries = select(log_entries).where(log_entries.c.log_id == g.id).order_by(log_entries.c.entry_id)
+        entries = (
+            select(log_entries)
+            .where(log_entries.c.log_id == g.id, log_entries.c.entry_id >= start)
+            .order_by(log_entries.c.entry_id)
+        )
         for e in connection.execute(entries.execution_options(yield_per=BATCH)):
             yield _record("entry", e, path=g.path, id=e.entry_id, entry=e.entry, by=e.actor)
+
+
+def _kept_from(connection: Connection, log: Any, rule: RetentionRule | None, now: int) -> int:
+    """The oldest entry of the log a reader sees (retention.kept_from): entries past the rule's age are left out."""
+    first: int = log.last_entry_id - log.entries + 1
+    since = None if rule is None else age_threshold(rule, now)
+    if since is None:
+        return first
+    young = select(func.min(log_entries.c.entry_id)).where(
+        log_entries.c.log_id == log.id, log_entries.c.created_at >= since
+    )
+    found = connection.execute(young).scalar()
+    return kept_from(first, log.last_entry_id, None if found is None else int(found))
 
 
 def _record(kind: str, row: Any, **fields: Any) -> dict[str, Any]:

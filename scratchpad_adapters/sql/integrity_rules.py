@@ -95,8 +95,8 @@ def file_rules(connection: Connection, agent: str | None, limits: Limits) -> Ite
 
 def retention_note(connection: Connection, agent: str | None, limits: Limits) -> str | None:
     """Live files retaining more than max_versions: legitimate after an operator lowers the setting (a write
-    prunes only its own file), so a note, not a violation. Versions are contiguous up to the head (version-gap,
-    head-missing), so a higher setting explains any count."""
+    prunes only its own file) and after a redaction's new version (it prunes none), so a note, not a violation.
+    Versions are contiguous up to the head (version-gap, head-missing), so a higher setting explains any count."""
     per_file = (
         select(func.count().label("n"))
         .select_from(file_versions.join(files, v.file_id == f.id))
@@ -110,8 +110,8 @@ def retention_note(connection: Connection, agent: str | None, limits: Limits) ->
         return None
     return (
         f"note: {over:,} file{'s' if over != 1 else ''} retain{'s' if over == 1 else ''} more than "
-        f"SCRATCHPAD_MAX_VERSIONS={limits.max_versions} versions (up to {most}), as kept under a higher setting; "
-        "the extra versions go at each file's next write. Not a violation."
+        f"SCRATCHPAD_MAX_VERSIONS={limits.max_versions} versions (up to {most}), as kept under a higher setting or "
+        "by a redaction; the extra versions go at each file's next write. Not a violation."
     )
 
 

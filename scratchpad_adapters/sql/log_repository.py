@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from sqlalchemy import Connection, bindparam, case, delete, select, update
+from sqlalchemy import Connection, bindparam, case, delete, func, select, update
 
 from scratchpad_core.model import LogEntry, LogRecord
 
@@ -52,6 +52,9 @@ _YOUNG_FROM = (
 )
 _TRIM_ENTRIES = (
     delete(log_entries).where(e.log_id == bindparam("log_id"), e.entry_id < bindparam("below")).returning(e.bytes)
+)
+_STORED_BELOW = select(func.count(), func.coalesce(func.sum(e.bytes), 0)).where(
+    e.log_id == bindparam("log_id"), e.entry_id < bindparam("below")
 )
 _TRIM_LOG = (
     update(logs)
@@ -113,6 +116,10 @@ class SqlLogRepository:
     def young_from(self, log_id: int, below: int, since: int) -> int | None:
         found: int | None = run(self._c, _YOUNG_FROM, {"log_id": log_id, "below": below, "since": since}).scalar()
         return found
+
+    def stored_below(self, log_id: int, below: int) -> tuple[int, int]:
+        count, size = run(self._c, _STORED_BELOW, {"log_id": log_id, "below": below}).values[0]
+        return int(count), int(size)
 
     def trim(self, log_id: int, below: int) -> tuple[int, int]:
         gone = run(self._c, _TRIM_ENTRIES, {"log_id": log_id, "below": below}).scalars()

@@ -10,8 +10,10 @@ connection of another process with a transaction open holds the checkpoint back:
 database, none of its files holds what was removed.
 
 PostgreSQL keeps old row versions in the table files until VACUUM FULL rewrites them (plain VACUUM marks their
-space reusable without overwriting it): `vacuum_command` names every table with a column that may hold content,
-a reply or index terms (tables.CONTENT), and `vacuum` runs it. It locks each table while it rewrites it, so it
+space reusable without overwriting it), and samples of the rows in pg_statistic until ANALYZE samples them anew:
+`vacuum_command` names every table with a column that may hold content, a reply or index terms (tables.CONTENT)
+in one VACUUM (FULL, ANALYZE), and `vacuum` runs it. The server's write-ahead log, its archives, replicas and
+backups are beyond a command's reach (the README says so). It locks each table while it rewrites it, so it
 is the operator's to run, when the servers can wait.
 """
 
@@ -71,8 +73,9 @@ def content_tables() -> list[str]:
 
 
 def vacuum_command() -> str:
-    """The command that rewrites every such table on PostgreSQL without its old row versions."""
-    return f"VACUUM FULL {', '.join(content_tables())};"
+    """The command that rewrites every such table on PostgreSQL without its old row versions, and its statistics
+    from the rows it keeps."""
+    return f"VACUUM (FULL, ANALYZE) {', '.join(content_tables())};"
 
 
 def vacuum(engine: Engine) -> None:

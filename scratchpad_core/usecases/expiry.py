@@ -13,9 +13,10 @@ import dataclasses
 from collections.abc import Callable
 
 from ..limits import Limits
-from ..model import FileRecord, Usage, UsageDelta
+from ..model import FileRecord, LogRecord, Usage, UsageDelta
 from ..ports import UnitOfWork
 from ..retention import FILES, RetentionRule, age_threshold, expired, nested, rule_for
+from .aging import aged_logs, drop
 
 Visible = Callable[[str, int], bool]  # (path, updated_at) -> not expired
 
@@ -89,7 +90,8 @@ def due(uow: UnitOfWork, rule: RetentionRule, now: int, limit: int | None) -> li
     return [r.path for r in uow.files.written_before(rule.agent_id, rule.prefix, since, others, limit)]
 
 
-FREED = frozenset({"files", "bytes"})  # the counters (quotas) an expired file still holds until it is deleted
+FREED = frozenset({"files", "bytes", "log_entries"})  # the counters (quotas) an expired file or an aged entry
+# still holds until it is deleted
 
 
 def visible_usage(uow: UnitOfWork, usage: Usage, now: int, rules: list[RetentionRule] | None = None) -> Usage:
@@ -106,20 +108,23 @@ def visible_usage(uow: UnitOfWork, usage: Usage, now: int, rules: list[Retention
 
 
 def has_expired(uow: UnitOfWork, agent_id: str, now: int) -> bool:
-    """Whether any file of the agent has expired and is not yet pruned."""
-    return any(due(uow, rule, now, 1) for rule in uow.retention.rules(agent_id, FILES))
+    """Whether any file of the agent has expired, or any entry of its logs has aged, and is not yet pruned."""
+    return any(due(uow, rule, now, 1) for rule in uow.retention.rules(agent_id, FILES)) or bool(
+        aged_logs(uow, agent_id, now)
+    )
 
 
 @dataclasses.dataclass
 class Room:
-    """The agent's expired files, for a call that a quota would have refused while they were counted: their rows
-    are locked when its transaction starts, and they are deleted (with their index rows, then the counters:
-    one lock order, files, logs, then the agent's counters) just before the call's own change to the counters
-    (settle). A write to one of them deletes it itself first, as it always does."""
+    """The agent's expired files and its logs' entries past their age, for a call that a quota would have refused
+    while they were counted: their rows are locked when its transaction starts, and they are deleted (with their
+    index rows, then the counters: one lock order, files, logs, then the agent's counters) just before the call's
+    own change to the counters (settle). A write to one of them deletes it itself first, as it always does."""
 
     agent_id: str
     expired: list[FileRecord]
     now: int
+    aged: list[tuple[LogRecord, LogRecord]] = dataclasses.field(default_factory=list)
     settled: bool = False
 
     @classmethod
@@ -133,6 +138,7 @@ class Room:
             agent_id,
             [r for r in locked if r is not None and r.current_version > 0 and not there(r.path, r.updated_at)],
             now,
+            aged_logs(uow, agent_id, now, lock=True),
         )
 
     def settle(self, uow: UnitOfWork, limits: Limits) -> None:
@@ -142,3 +148,4 @@ class Room:
         self.settled = True
         unchanged = [r for r in self.expired if uow.files.get(r.agent_id, r.path) == r]
         expire(uow, unchanged, self.now, limits)
+        drop(uow, self.aged, self.now, limits)

@@ -12,7 +12,7 @@ from ..ports import UnitOfWork
 from ..results import AppendResult, DeleteLogResult, LogInfo, LogListing, LogPage
 from ..retention import LOGS, rule_for
 from ..retries import Request
-from .aging import seen
+from .aging import seen, seen_logs
 from .base import UseCaseBase, checked
 from .retention import NOTHING, trim_log
 
@@ -103,7 +103,7 @@ class Logs(UseCaseBase):
         prefix = check_prefix(prefix)
 
         def work(uow: UnitOfWork) -> LogListing:
-            logs = uow.logs.list(agent_id, prefix)
+            logs = seen_logs(uow, agent_id, prefix, self._clock())  # entries past their age: not there
             self._count(uow, agent_id)
             infos = [LogInfo(g.path, g.entries, g.bytes, g.last_entry_id, g.updated_at) for g in logs]
             return LogListing(infos, len(infos))

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..actors import LIBRARY, check_actor
-from ..errors import LimitExceeded, NotFound
+from ..errors import LimitExceeded, NotFound, NothingToRedact
 from ..limits import utf8_len
 from ..model import UsageDelta, Version
 from ..paths import check_agent_id
@@ -81,6 +81,7 @@ class Redaction(FileWrites):
 
     def _redact(self, target: Target) -> RedactResult:
         check_actor(target.by)
+        self._transact(lambda uow: _refusals(uow, target, self._clock()), read_only=True)  # before any change
 
         def work(uow: UnitOfWork) -> RedactResult:
             now = self._clock()
@@ -90,7 +91,9 @@ class Redaction(FileWrites):
             files = scan.files(Shape(mark, mark + "\n", limits.max_file_bytes), target.remove) if target.files else []
             logs = scan.logs(Shape(mark, mark, limits.max_log_entry_bytes), target.remove) if target.logs else []
             if not files and not logs:
-                raise NotFound(f"nothing to redact: {_missing(target)}; nothing was changed.")
+                if target.dry_run or target.secret is None:
+                    raise NotFound(f"nothing to redact: {_missing(target)}; nothing was changed.")
+                return RedactResult([], requests_forgotten=_forget(uow, target))  # (NothingToRedact, committed)
             plans: list[FilePlan | LogPlan] = [*files, *logs]
             for plan in plans:
                 _check_sizes(plan)
@@ -112,7 +115,16 @@ class Redaction(FileWrites):
         if not target.dry_run:  # the index first holds the current text only: no text of a version since pruned
             while self._transact(lambda uow: catch_up(uow, target.agent_id)) == CATCH_UP_BATCH:
                 pass
-        return self._transact(work, read_only=target.dry_run)
+        done = self._transact(work, read_only=target.dry_run)
+        if not done.redacted:  # a text found nowhere: a kept request_id could still confirm it (it may have left)
+            forgot = done.requests_forgotten
+            raise NothingToRedact(
+                f"nothing to redact: {_missing(target)}; "
+                + (f"{forgot:,} request_id{'s' if forgot != 1 else ''} that could confirm it forgotten, nothing else "
+                   "was changed." if forgot else "nothing was changed."),
+                forgot,
+            )  # fmt: skip
+        return done
 
     def _apply_file(self, uow: UnitOfWork, target: Target, plan: FilePlan, now: int) -> tuple[int | None, int]:
         """Redact the plan's versions; returns the version it made (None: none) and the bytes it added."""
@@ -140,14 +152,14 @@ class Redaction(FileWrites):
                 target.by,
                 indexed=index,
                 quotas=False,  # removing a text is never refused for the bytes its marker adds
+                prune=False,  # nor costs the oldest retained version its place in the history
             ).version
         else:
             index(record.current_version)
         grown = 0
         for number, removal in plan.changes.items():
             kept = uow.files.get_version(record.id, number)
-            if kept is None:  # pruned by the new version (max_versions)
-                continue
+            assert kept is not None, "a redaction's new version prunes no version"
             replaced = Version.of(number, removal.content, kept.created_at, kept.by)
             uow.files.replace_content(record.id, replaced)
             grown += replaced.bytes - kept.bytes
@@ -165,6 +177,18 @@ def _apply_log(uow: UnitOfWork, agent_id: str, plan: LogPlan) -> int:
     uow.index.drop_entries(log.id)  # the entries' words go: the log is indexed again
     index_log(uow.index, uow.logs, agent_id, log.id, log.last_entry_id - log.entries + 1, log.last_entry_id)
     return grown
+
+
+def _refusals(uow: UnitOfWork, target: Target, now: int) -> None:
+    """Refuse, before anything changes, a redaction of an agent the store has never heard of, or of a file or a
+    log it does not have (a Scan's own refusals, read without a lock)."""
+    if uow.usage.find(target.agent_id) is None:
+        raise NotFound(
+            f"Unknown agent {target.agent_id!r}: the store holds no file, log or count of it; check the agent id. "
+            "Nothing was changed."
+        )
+    if target.path is not None:
+        Scan(uow, target.agent_id, target.path, None, now, grab=False).require(files=target.files)
 
 
 def _forget(uow: UnitOfWork, target: Target) -> int:

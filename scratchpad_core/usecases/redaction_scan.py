@@ -82,6 +82,10 @@ class Scan:
                  grab: bool) -> None:  # fmt: skip
         self._uow, self._agent, self._path, self._number, self._now, self._grab = uow, agent_id, path, number, now, grab
 
+    def require(self, *, files: bool) -> None:
+        """Refuse (NotFound) the file (files) or the log at the scan's path when the agent has none there."""
+        self._file_records() if files else self._log_records()
+
     def files(self, shape: Shape, remove: Remove) -> list[FilePlan]:
         uow, plans = self._uow, []
         alive = visible(uow, self._agent, self._now)

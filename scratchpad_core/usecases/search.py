@@ -93,6 +93,22 @@ class Search(UseCaseBase):
                 break
         return done
 
+    def catch_up_all_indexes(self) -> int:
+        """Bring every agent's backlog up to date, whole, a transaction a batch, with no turn taken (the caller
+        needs it done: a scrub, so that no index row keeps the text of a version since pruned or an entry since
+        dropped); returns how many files and logs. What is written meanwhile may stay in a backlog."""
+        agents = self._transact(lambda uow: uow.index.behind(CATCH_UP_BATCH), read_only=True)
+        done, seen = 0, set[str]()
+        while agents:
+            seen.update(agents)
+            for agent in agents:
+                while (step := self._transact(functools.partial(catch_up, agent_id=agent))) == CATCH_UP_BATCH:
+                    done += step
+                done += step
+            later = self._transact(lambda uow: uow.index.behind(CATCH_UP_BATCH), read_only=True)
+            agents = [agent for agent in later if agent not in seen]  # (behind's limit: more agents than it)
+        return done
+
     def _lines(
         self, agent_id: str, query: str, prefix: str, max_results: int, regex: bool, case_sensitive: bool
     ) -> SearchResult:

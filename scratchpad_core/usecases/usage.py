@@ -1,5 +1,6 @@
 """get_usage_stats: what an agent stores and has done, against its quotas, read from its counters; and the agents
-of a store with their counters, for people looking at one. Expired files not yet pruned count in neither."""
+of a store with their counters, for people looking at one. Expired files and log entries past their age, not yet
+pruned, count in neither."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from ..paths import check_agent_id
 from ..ports import UnitOfWork
 from ..results import Quota, UsageStats
 from ..retention import FILES, RetentionRule
+from .aging import aged_usage
 from .base import UseCaseBase
 from .expiry import visible_usage
 
@@ -23,7 +25,7 @@ class UsageReport(UseCaseBase):
 
         def work(uow: UnitOfWork) -> UsageStats:
             self._count(uow, agent_id)
-            u = visible_usage(uow, uow.usage.get(agent_id), self._clock())
+            u = aged_usage(uow, visible_usage(uow, uow.usage.get(agent_id), self._clock()), self._clock())
             limits = self.limits
             quota = Quota(**{rule.counter: rule.quota(limits) for rule in quotas.QUOTAS})
             return UsageStats(
@@ -49,7 +51,10 @@ class UsageReport(UseCaseBase):
                 if rule.kind == FILES:
                     rules[rule.agent_id].append(rule)
             now = self._clock()
-            return [visible_usage(uow, u, now, rules.get(u.agent_id, [])) for u in uow.usage.page(after, limit)]
+            return [
+                aged_usage(uow, visible_usage(uow, u, now, rules.get(u.agent_id, [])), now)
+                for u in uow.usage.page(after, limit)
+            ]
 
         return self._transact(work, read_only=True)
 
@@ -60,6 +65,6 @@ class UsageReport(UseCaseBase):
 
         def work(uow: UnitOfWork) -> Usage | None:
             found = uow.usage.find(agent_id)
-            return None if found is None else visible_usage(uow, found, self._clock())
+            return None if found is None else aged_usage(uow, visible_usage(uow, found, self._clock()), self._clock())
 
         return self._transact(work, read_only=True)

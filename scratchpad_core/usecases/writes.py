@@ -227,11 +227,13 @@ class FileWrites(UseCaseBase):
         create: bool = False,
         indexed: Callable[[int], None] | None = None,
         quotas: bool = True,
+        prune: bool = True,
     ) -> Committed:
         """Make `content` the file's next version, unless it equals the current one. The index is not touched:
         the row's new version puts the file in the agent's backlog (usecases.indexer), unless the caller indexes
         it (`indexed`, given the new number before the agent's counters change: one lock order). quotas=False:
-        counted, never refused (a redaction)."""
+        counted, never refused (a redaction). prune=False: no version falls out of the kept window by this one
+        (a redaction, which keeps the history it rewrites; the next write prunes back to the window)."""
         head = Version.of(0, content, self._clock(), actor)
         outcome = uow.files.advance(agent_id, path, head, expected)
         if isinstance(outcome, NotAdvanced) and outcome.reason == "missing" and create:
@@ -249,7 +251,7 @@ class FileWrites(UseCaseBase):
         uow.files.add_version(outcome.file_id, dataclasses.replace(head, version=number))
         if indexed is not None:
             indexed(number)
-        _, freed = uow.files.prune(outcome.file_id, number - self.limits.max_versions + 1)
+        freed = uow.files.prune(outcome.file_id, number - self.limits.max_versions + 1)[1] if prune else 0
         delta = UsageDelta(files=int(outcome.created), bytes=head.bytes - freed, bytes_saved=saved)
         self._count(uow, agent_id, delta, quotas=quotas)
         return Committed(number, head.bytes)

@@ -67,6 +67,8 @@ class Invocation:
         settings, database = self.configured()
         self.serving = True
         check_exposure(settings)
+        if settings.transport == "http":
+            settings.check_walls(settings.host)
         shown = safe_url(settings.database_url)
         log.info(
             "starting scratchpad-mcp over %s; database %s", settings.transport, database.named(),

@@ -10,7 +10,8 @@ from collections.abc import Callable
 
 import click
 
-from scratchpad_core.errors import NotFound
+from scratchpad_core.errors import NothingToRedact
+from scratchpad_core.limits import Limits
 from scratchpad_core.results import Redacted, RedactResult
 from scratchpad_core.service import Scratchpad
 
@@ -54,16 +55,14 @@ def redact(
     """
     redaction = _chosen(agent, text, path, version, log, entry)
     settings = invocation.begin()
-    nothing: NotFound | None = None
+    nothing: NothingToRedact | None = None
     with opened_backend(settings, "redact works") as backend:
-        try:
+        try:  # a refusal (no such agent, file or log; a text too short) is raised before anything changes
             done = redaction(backend.store, by=_who(), dry_run=dry_run)
-        except NotFound as refused:  # a text may have left the store by other ways yet stay in its files: scrub
-            if text is None or dry_run:
-                raise
+        except NothingToRedact as refused:  # a text may have left the store by other ways yet stay in its files
             nothing = refused
     if nothing is None:
-        _print(done)
+        _print(done, settings.limits)
     if not dry_run:
         scrubbed(settings)
     if nothing is not None:
@@ -101,7 +100,7 @@ def _who() -> str:
         return "cli"
 
 
-def _print(done: RedactResult) -> None:
+def _print(done: RedactResult, limits: Limits) -> None:
     rows = [
         (row.path, row.version or "", row.entry or "", "-" if row.occurrences is None else f"{row.occurrences:,}",
          _how(row))
@@ -122,6 +121,16 @@ def _print(done: RedactResult) -> None:
         print(f"dry run: would redact {said}; nothing was changed")
     else:
         print(f"redacted {said}; {_count(done.requests_forgotten, 'request_id')} forgotten")
+    print(in_force(limits))
+
+
+def in_force(limits: Limits) -> str:
+    """The limits the redaction applied (this command's environment, which should be the servers')."""
+    named = ", ".join(
+        f"SCRATCHPAD_{name.upper()}={getattr(limits, name)}"
+        for name in ("max_versions", "max_file_bytes", "max_log_entry_bytes")
+    )
+    return f"limits in force: {named} (from this command's environment: give it the servers' values)"
 
 
 def _how(row: Redacted) -> str:

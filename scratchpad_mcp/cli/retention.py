@@ -138,9 +138,11 @@ def clear_rule(invocation: Invocation, agent: str, logs: str | None, files: str 
 @db.command("prune")
 @pass_invocation
 def prune(invocation: Invocation) -> int:
-    """Apply the retention rules now: entries past their age, logs far past a new rule, expired files."""
+    """Apply the retention rules now: entries past their age, logs far past a new rule, expired files; then every
+    agent's search index catches up, so that what was dropped leaves it too."""
     with _store(invocation.begin()) as store:
         done = store.prune()
+        store.catch_up_all_indexes()  # what it dropped leaves the search index now, not at the next search
     emptied = f"; {done.logs_emptied:,} emptied (every entry past its age)" if done.logs_emptied else ""
     dropped = f"{done.entries_dropped:,} entries ({done.bytes_freed:,} bytes)"
     files = f"; {done.files_expired:,} expired files deleted ({done.file_bytes_freed:,} bytes)" * bool(

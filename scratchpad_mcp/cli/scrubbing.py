@@ -12,7 +12,7 @@ from scratchpad_adapters.sql.scrub import scrub_sqlite, vacuum, vacuum_command
 from scratchpad_core.errors import StorageBusy
 
 from ..settings import Settings
-from .admin import db, in_memory, opened_engine, require_existing
+from .admin import db, in_memory, opened_backend, opened_engine
 from .invocation import Invocation, progress
 from .root import pass_invocation
 
@@ -22,23 +22,28 @@ AGAIN = "close it (stop the servers that use it) and run `scratchpad-mcp db scru
 @db.command("scrub")
 @click.option(
     "--vacuum", "run_vacuum", is_flag=True,
-    help="PostgreSQL: run the VACUUM FULL it prints (it locks each table while it rewrites it).",
+    help="PostgreSQL: run the VACUUM (FULL, ANALYZE) it prints (it locks each table while it rewrites it).",
 )  # fmt: skip
 @pass_invocation
 def scrub(invocation: Invocation, run_vacuum: bool) -> int:
     """Rewrite the database so that nothing deleted, dropped or redacted stays in its files.
 
-    SQLite: rebuild the full-text index, rewrite every page (VACUUM, secure_delete) and truncate the write-ahead
-    log; exit 1 when another process holds the database open in a transaction. PostgreSQL: print the VACUUM FULL
-    command that rewrites the tables that may hold it (or run it, with --vacuum).
+    First every agent's search index catches up with what was written, so that no index row keeps the text of
+    a version since pruned or an entry since dropped. SQLite: then rebuild the full-text index, rewrite every
+    page (VACUUM, secure_delete) and truncate the write-ahead log; exit 1 when another process holds the
+    database open in a transaction. PostgreSQL: print the VACUUM (FULL, ANALYZE) command that rewrites the
+    tables that may hold it, and their statistics (or run it, with --vacuum).
     """
     settings = invocation.begin()
     if is_memory_url(settings.database_url):
         raise in_memory(settings.database_url, "`db scrub` works")
     if sqlite_files.file_of(settings.database_url) is None and not run_vacuum:
+        caught_up(settings)
         click.echo(vacuum_command())  # on stdout: it may go straight to psql
-        progress("PostgreSQL keeps old row versions in these tables' files until VACUUM FULL rewrites them (it locks "
-                 "each table meanwhile): run it when the servers can wait, or run `db scrub --vacuum`.")  # fmt: skip
+        progress("PostgreSQL keeps old row versions in these tables' files, and samples of them in their statistics, "
+                 "until VACUUM (FULL, ANALYZE) rewrites both (it locks each table meanwhile): run it when the servers "
+                 "can wait, or run `db scrub --vacuum`. Its write-ahead log, WAL archives, replicas and backups "
+                 "keep their copies: see the README.")  # fmt: skip
         return 0
     scrubbed(settings, run_vacuum=run_vacuum)
     return 0
@@ -49,10 +54,10 @@ def scrubbed(settings: Settings, *, run_vacuum: bool = False) -> None:
     what to do, when another process held it back. The caller has closed its own connections."""
     url = settings.database_url
     file = sqlite_files.file_of(url)
+    caught_up(settings)  # (a SQLite file that is not there: refused)
     if file is None:
         _vacuumed(settings, run_vacuum)
         return
-    require_existing(url)
     done = scrub_sqlite(file)
     if done.held is not None:
         raise StorageBusy(
@@ -63,6 +68,12 @@ def scrubbed(settings: Settings, *, run_vacuum: bool = False) -> None:
         f"scrubbed {file}: full-text index rebuilt, every page rewritten (VACUUM, secure_delete), write-ahead "
         "log checkpointed and truncated; once every process has closed it, no file of it holds what was removed"
     )
+
+
+def caught_up(settings: Settings) -> None:
+    """Every agent's search-index backlog caught up: the index then holds the current text only."""
+    with opened_backend(settings, "`db scrub` works") as backend:
+        backend.store.catch_up_all_indexes()
 
 
 def _vacuumed(settings: Settings, run_vacuum: bool) -> None:

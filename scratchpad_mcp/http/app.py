@@ -84,7 +84,7 @@ def build_app(
     if ui is not None:  # the read-only web view
         routes += [Route("/ui", to_the_view, methods=["GET"]), Mount("/ui", app=ui)]
     routes.append(Mount("/", app=KeyRequired(mcp_app, metrics) if uses_keys(settings) else mcp_app))
-    walls = Middleware(Walls, rule=settings.host_rule(bind=settings.host, keys=uses_keys(settings)))
+    walls = Middleware(Walls, rule=settings.host_rule())
     return Starlette(routes=routes, lifespan=lifespan, middleware=[walls])
 
 

@@ -142,8 +142,9 @@ class Settings(Variables):
     allowed_hosts: Annotated[tuple[str, ...], NoDecode, BeforeValidator(values.host_list)] = variable(
         "SCRATCHPAD_ALLOWED_HOSTS",
         "`Host` values answered besides the loopback names (`localhost`, `127.x.x.x`, `[::1]`; any port or none), "
-        "comma-separated: `name`, `name:port`, `name:*` (any port); any other Host gets 421 on every route and in "
-        "`web` (DNS-rebinding protection). Unset, a server with keys on another address answers any Host (a proxy)",
+        "comma-separated: `name`, `name:port`, `name:*` (any port or none); any other Host gets 421 on every route "
+        "and in `web` (DNS-rebinding protection). Required to serve on another address than loopback; `*` alone: "
+        "any Host, behind a proxy that checks it",
         (),
     )
     rate_limit: Annotated[float, BeforeValidator(values.number)] = variable(
@@ -228,6 +229,15 @@ class Settings(Variables):
     def loopback(self) -> bool:
         return is_loopback(self.host)
 
-    def host_rule(self, *, bind: str, keys: bool) -> HostRule:
-        """The Host and Origin rule (settings.hosts) of a server listening on `bind`, with API keys or not."""
-        return HostRule.serving(self.allowed_hosts, self.public_url, bind=bind, keys=keys)
+    def host_rule(self) -> HostRule:
+        """The Host and Origin rule (settings.hosts) of a server given these settings."""
+        return HostRule.serving(self.allowed_hosts, self.public_url)
+
+    def check_walls(self, bind: str) -> None:
+        """A server on another address than loopback names the Hosts it answers (or says any, with *)."""
+        if not is_loopback(bind) and not self.allowed_hosts:
+            raise SettingsError(
+                f"SCRATCHPAD_ALLOWED_HOSTS is not set and {bind} is not a loopback address, so any name pointed at "
+                "it would be answered: set it to the names clients use (e.g. SCRATCHPAD_ALLOWED_HOSTS="
+                "scratchpad.example.com,10.0.0.5:*), or to * behind a proxy that checks Host itself."
+            )

@@ -5,10 +5,11 @@ and the web view both build on it (they may not import each other).
 
 Host (DNS rebinding: a page that points its own name at 127.0.0.1 sends that name as Host): a request is answered
 when its Host names a loopback address (`localhost`, `127.x.x.x`, `[::1]`; any port, or none) or matches an entry
-of SCRATCHPAD_ALLOWED_HOSTS (`name`, `name:port`, or `name:*` for any port; case does not matter). A server on
-another address with API keys and no SCRATCHPAD_ALLOWED_HOSTS answers any Host (behind a proxy, whose public name
-it cannot know; there keys guard every agent's data: a bearer key is never sent by a browser on its own, and the
-view's session cookie only to the name it was set for). Otherwise: the 421 `Invalid Host header` of the MCP SDK.
+of SCRATCHPAD_ALLOWED_HOSTS (`name`, `name:port`, or `name:*` for any port or none), compared in canonical form
+(split_host: case, a trailing dot, an IPv6 address's spelling do not matter). Otherwise: the 421 `Invalid Host
+header` of the MCP SDK. `SCRATCHPAD_ALLOWED_HOSTS=*` answers any Host: for a server behind a proxy that checks
+Host itself. A server on another address than loopback without SCRATCHPAD_ALLOWED_HOSTS does not start
+(Settings.check_walls).
 
 Origin (CSRF, sign-in included): a request that may change something (any method but GET, HEAD and OPTIONS) that
 a browser says came from elsewhere is refused with 403 and a one-line reason: a Sec-Fetch-Site other than
@@ -40,22 +41,35 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 INVALID_HOST = b"Invalid Host header"  # the MCP SDK's own answer on /mcp (status 421), now every route's
 
 
-def split_host(value: str) -> tuple[str, str | None] | None:
-    """A Host value (or an entry of SCRATCHPAD_ALLOWED_HOSTS) as (name in lower case, port or '*' or None);
-    None when it is neither `name`, `name:port` nor `[IPv6]` with an optional port."""
+Port = int | str | None  # a port number (1..65535), '*' (any: an entry of the list only), or None (none given)
+ANY_HOST = "*"  # SCRATCHPAD_ALLOWED_HOSTS=*: any Host, for a server behind a proxy that checks Host itself
+
+
+def split_host(value: str) -> tuple[str, Port] | None:
+    """A Host value (or an entry of SCRATCHPAD_ALLOWED_HOSTS) in canonical form: (name, port), the name in lower
+    case without a trailing dot, an IP address as `ipaddress` writes it (IPv6 in brackets: `[0:0::1]` is
+    `[::1]`); the port a number from 1 to 65535, '*', or None. None when it is neither `name`, `name:port` nor
+    `[IPv6]` with an optional port, or its port is no port."""
     value = value.lower()
     if value.startswith("["):
         address, bracket, rest = value[1:].partition("]")
-        if not bracket or not _is_ip(address):
+        canonical = _ip(address) if bracket else None
+        if canonical is None or ":" not in canonical:
             return None
-        name = f"[{address}]"
+        name = f"[{canonical}]"
     else:
         name, colon, port = value.partition(":")
         rest = colon + port
-    port = rest[1:]
-    if not name or (rest and (rest[0] != ":" or not (port == "*" or (port.isascii() and port.isdigit())))):
+        name = name[:-1] if name.endswith(".") and len(name) > 1 else name  # `localhost.`: the same name
+        name = _ip(name) or name
+    if not name or (rest and rest[0] != ":"):
         return None
-    return (name, port or None) if len(port) <= 5 else None
+    port = rest[1:]
+    if not rest or port == "*":
+        return name, port or None
+    if not (port.isascii() and port.isdigit() and len(port) <= 5 and 1 <= int(port) <= 65535):
+        return None
+    return name, int(port)
 
 
 def is_loopback(host: str) -> bool:
@@ -69,12 +83,13 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def _is_ip(name: str) -> bool:
+def _ip(name: str) -> str | None:
+    """An IP address (no zone) as `ipaddress` writes it; None when `name` is none."""
     try:
-        ipaddress.ip_address(name)
+        address = ipaddress.ip_address(name)
     except ValueError:
-        return False
-    return True
+        return None
+    return None if isinstance(address, ipaddress.IPv6Address) and address.scope_id else str(address)
 
 
 def origin_of(url: str) -> tuple[str, str, int] | None:
@@ -93,24 +108,24 @@ def origin_of(url: str) -> tuple[str, str, int] | None:
 class HostRule:
     """Which Host a request may name, and which Origin may send a request that changes something."""
 
-    allowed: tuple[str, ...] = ()  # SCRATCHPAD_ALLOWED_HOSTS
-    any_host: bool = False  # keys on another address, no SCRATCHPAD_ALLOWED_HOSTS: behind a proxy
+    allowed: frozenset[tuple[str, Port]] = frozenset()  # SCRATCHPAD_ALLOWED_HOSTS, each entry split_host's
+    any_host: bool = False  # SCRATCHPAD_ALLOWED_HOSTS=*: behind a proxy that checks Host
     public_url: str = ""  # SCRATCHPAD_PUBLIC_URL: its origin is this server's too
 
     @classmethod
-    def serving(cls, allowed: tuple[str, ...], public_url: str, *, bind: str, keys: bool) -> HostRule:
-        """The rule of a server listening on `bind`, with API keys or not."""
-        any_host = keys and not allowed and not is_loopback(bind)
-        return cls(tuple(entry.lower() for entry in allowed), any_host, public_url)
+    def serving(cls, allowed: tuple[str, ...], public_url: str) -> HostRule:
+        """The rule of a server given SCRATCHPAD_ALLOWED_HOSTS (entries already checked: settings.values)."""
+        entries = {split_host(entry) for entry in allowed if entry != ANY_HOST}
+        return cls(frozenset(entry for entry in entries if entry is not None), ANY_HOST in allowed, public_url)
 
     def accepts(self, host: str | None) -> bool:
         if self.any_host:
             return True
         parts = None if host is None else split_host(host)
-        if host is None or parts is None or parts[1] == "*":
+        if parts is None or parts[1] == "*":
             return False
-        name, port = parts
-        if host.lower() in self.allowed or (port is not None and f"{name}:*" in self.allowed):
+        name = parts[0]
+        if parts in self.allowed or (name, "*") in self.allowed:  # `name:*`: any port, or none
             return True
         return is_loopback(name)
 
@@ -142,8 +157,9 @@ class HostRule:
         if parts is None or parts[1] == "*" or (scheme in ("https", "wss") and origin[0] != "https"):
             return False
         name, port = parts
-        port_number = int(port) if port else DEFAULT_PORTS[origin[0]]  # none: the default of the origin's scheme
-        return (origin[1], origin[2]) == (name.strip("[]"), port_number)
+        port_number = port if isinstance(port, int) else DEFAULT_PORTS[origin[0]]  # none: the scheme's default
+        origin_name = split_host(f"[{origin[1]}]" if ":" in origin[1] else origin[1])
+        return origin_name is not None and (origin_name[0], origin[2]) == (name, port_number)
 
 
 class Walls:

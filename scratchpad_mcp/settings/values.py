@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from pydantic_core import PydanticCustomError
 
-from .hosts import split_host
+from .hosts import ANY_HOST, split_host
 
 
 def refusal(tail: str, shown: str | None = None) -> PydanticCustomError:
@@ -73,14 +73,20 @@ _HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
 
 
 def host_list(raw: object) -> object:
-    """Host values (hosts.split_host): `name`, `name:port`, `name:*`, `[IPv6]` with those ports."""
+    """Host values (hosts.split_host): `name`, `name:port`, `name:*`, `[IPv6]` with those ports; or `*` alone."""
     entries = comma_list(raw)
-    for entry in entries if isinstance(entries, tuple) else ():
-        parts = split_host(entry)
-        if parts is None or not (parts[0].startswith("[") or _HOST_NAME.fullmatch(parts[0].removesuffix("."))):
+    if not isinstance(entries, tuple):
+        return entries
+    if ANY_HOST in entries and len(entries) > 1:
+        raise refusal("has * with other entries: * alone answers any Host (behind a proxy that checks it); "
+                      "otherwise list the names.")  # fmt: skip
+    for entry in entries:
+        parts = split_host(entry) if entry != ANY_HOST else (ANY_HOST, None)
+        if parts is None or not (parts[0] == ANY_HOST or parts[0].startswith("[") or _HOST_NAME.fullmatch(parts[0])):
             raise refusal(
-                f"has {entry!r}, which is no Host value: list names as a browser sends them, e.g. "
-                "scratchpad.example.com,127.0.0.1:* (no scheme, no path).",
+                f"has {entry!r}, which no Host can match: list names as a browser sends them, a port from 1 to "
+                "65535 or * for any, e.g. scratchpad.example.com,10.0.0.5:*,[fd00::5]:8443 (no scheme, no path); "
+                "or * alone for any Host.",
             )
     return entries
 

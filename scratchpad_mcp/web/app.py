@@ -66,9 +66,12 @@ def templates() -> Environment:
     return env
 
 
-def build_web_app(store: Scratchpad, agents: AgentDirectory, sessions: Sessions | None = None) -> Starlette:
-    """The view of `store`: signed in with API keys when `sessions` is given, else the local user's (every agent)."""
-    pages = Pages(store, agents, templates(), sessions)
+def build_web_app(
+    store: Scratchpad, agents: AgentDirectory, sessions: Sessions | None = None, *, https: bool = False
+) -> Starlette:
+    """The view of `store`: signed in with API keys when `sessions` is given, else the local user's (every agent);
+    https: clients reach it over https (its session cookie is Secure even when a proxy speaks http to it)."""
+    pages = Pages(store, agents, templates(), sessions, https=https)
 
     async def pygments_css(_: Request) -> Response:
         return Response(stylesheet(), media_type="text/css")

@@ -35,12 +35,19 @@ SEARCH_PAGE = 20  # results a search page shows; ten pages reach MAX_SEARCH_RESU
 
 class Pages:
     def __init__(
-        self, store: Scratchpad, agents: reading.AgentDirectory, templates: Environment, sessions: Sessions | None
+        self,
+        store: Scratchpad,
+        agents: reading.AgentDirectory,
+        templates: Environment,
+        sessions: Sessions | None,
+        *,
+        https: bool = False,
     ) -> None:
         self._store = store
         self._agents = agents
         self._templates = templates
         self._sessions = sessions  # None: the single local user, who sees every agent
+        self._https = https  # clients reach it over https (SCRATCHPAD_PUBLIC_URL), whatever the proxy speaks to it
 
     # -- plumbing -------------------------------------------------------------------------------------------
     def render(self, request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
@@ -205,9 +212,13 @@ class Pages:
         response = RedirectResponse(f"{base(request)}/", status_code=303)
         response.set_cookie(
             COOKIE, cookie, max_age=SESSION_MS // 1000, path=f"{base(request)}/", httponly=True, samesite="strict",
-            secure=request.url.scheme == "https",
+            secure=self.secure(request),
         )  # fmt: skip
         return response
+
+    def secure(self, request: Request) -> bool:
+        """The session cookie goes over https only: the request came over https, or clients use an https URL."""
+        return self._https or request.url.scheme == "https"
 
     async def sign_out_form(self, request: Request) -> Response:
         """A GET signs nothing out (another site could link here): the page offers the button that does."""
@@ -218,7 +229,9 @@ class Pages:
 
     async def sign_out(self, request: Request) -> Response:
         response = RedirectResponse(f"{base(request)}/signin", status_code=303)
-        response.delete_cookie(COOKIE, path=f"{base(request)}/", httponly=True, samesite="strict")
+        response.delete_cookie(
+            COOKIE, path=f"{base(request)}/", httponly=True, samesite="strict", secure=self.secure(request)
+        )
         return response
 
 

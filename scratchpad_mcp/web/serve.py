@@ -23,7 +23,8 @@ from .app import build_web_app
 def web_app(settings: Settings, backend: Backend, *, signed_in: bool) -> Starlette:
     """The view of the backend's store; with signed_in, a person signs in with an API key first."""
     sessions = Sessions(backend.keys, wall_clock_ms, session_secret(settings)) if signed_in else None
-    return build_web_app(viewing_store(backend), agent_directory(backend), sessions)
+    https = settings.public_url.lower().startswith("https:")
+    return build_web_app(viewing_store(backend), agent_directory(backend), sessions, https=https)
 
 
 def session_secret(settings: Settings) -> bytes | None:
@@ -49,7 +50,7 @@ def serve_web(settings: Settings, host: str, port: int, *, signed_in: bool, out:
             advice = "Run `uv run scratchpad-mcp db upgrade` first."
             raise SettingsError(f"the web view cannot read this database: {problem}. {advice}")
         # the HTTP server's walls: the local user's view (no keys) answers loopback names and the listed hosts only
-        app = Walls(web_app(settings, backend, signed_in=signed_in), settings.host_rule(bind=host, keys=signed_in))
+        app = Walls(web_app(settings, backend, signed_in=signed_in), settings.host_rule())
         shown = f"[{host}]" if ":" in host else host
         print(f"scratchpad web view: http://{shown}:{port}/", file=out, flush=True)
         uvicorn.run(app, host=host, port=port, log_config=None, access_log=False)

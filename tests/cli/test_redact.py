@@ -6,13 +6,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from scratchpad_adapters import open_store
 from scratchpad_adapters.sql.sqlite_files import file_of
+from scratchpad_core.limits import Limits
 from tests.cli.conftest import Done
 
 Run = Callable[..., Done]
 SECRET = "sk-live-7f3a9c2e5b1d4f6a8c0e"
 ENTRY_SECRET = "hunter2-pa55word-9x7q"
+LIMITS = Limits()
+IN_FORCE = (
+    f"limits in force: SCRATCHPAD_MAX_VERSIONS={LIMITS.max_versions}, SCRATCHPAD_MAX_FILE_BYTES="
+    f"{LIMITS.max_file_bytes}, SCRATCHPAD_MAX_LOG_ENTRY_BYTES={LIMITS.max_log_entry_bytes} (from this command's "
+    "environment: give it the servers' values)"
+)
 
 
 def fill(url: str) -> None:
@@ -46,6 +55,7 @@ def test_redact_leaves_no_readable_trace(inspect: Run, url: str, tmp_path: Path)
         "notes.md        2                   1  each occurrence\n"
         "notes.md        3                   2  each occurrence; new version 4\n"
         "redacted 3 versions of 1 file (4 occurrences); 0 request_ids forgotten\n"
+        f"{IN_FORCE}\n"
     )
     assert SECRET not in done.out + done.err
     entry = inspect("redact", "--agent", "alice", "--log", "run.log", "--entry", "2")
@@ -53,11 +63,13 @@ def test_redact_leaves_no_readable_trace(inspect: Run, url: str, tmp_path: Path)
         "path     version  entry  occurrences  redacted\n"
         "run.log               2            -  whole entry\n"
         "redacted 1 entry of 1 log; 0 request_ids forgotten\n"
+        f"{IN_FORCE}\n"
     ))  # fmt: skip
     if sqlite:
-        assert "scrubbed " in entry.err and "VACUUM FULL" not in entry.err
+        assert "scrubbed " in entry.err and "VACUUM (" not in entry.err
     else:
-        assert "run `VACUUM FULL file_versions, log_entries, request_ids, search_rows, summaries;`" in entry.err
+        tables = "file_versions, log_entries, request_ids, search_rows, summaries"
+        assert f"run `VACUUM (FULL, ANALYZE) {tables};`" in entry.err
 
     shown = [
         inspect("cat", "--agent", "alice", "notes.md", "--version", str(v)).out for v in (1, 2, 3, 4)
@@ -123,12 +135,14 @@ def test_a_dry_run_prints_the_same_table_and_changes_nothing(inspect: Run, url: 
         "notes.md        2                   1  each occurrence\n"
         "notes.md        3                   2  each occurrence; new version 4\n"
         "dry run: would redact 3 versions of 1 file (4 occurrences); nothing was changed\n"
+        f"{IN_FORCE}\n"
     ))  # fmt: skip
     assert "scrubbed" not in dry.err and "VACUUM" not in dry.err  # nothing to scrub: nothing changed
     logged = inspect("redact", "--agent", "alice", "--log", "run.log", "--text", ENTRY_SECRET, "--dry-run")
     assert logged.out.splitlines()[1:] == [
         "run.log               2            1  each occurrence",
         "dry run: would redact 1 entry of 1 log (1 occurrence); nothing was changed",
+        IN_FORCE,
     ]
     assert inspect("export").out == before
     done = inspect("redact", "--agent", "alice", "--log", "run.log", "--text", ENTRY_SECRET)
@@ -136,3 +150,49 @@ def test_a_dry_run_prints_the_same_table_and_changes_nothing(inspect: Run, url: 
     short = inspect("redact", "--agent", "alice", "--text", "pw!")
     assert (short.code, short.out) == (1, "")
     assert short.error.startswith("scratchpad-mcp: Invalid text to redact (3 characters): give the exact text")
+
+
+def test_the_table_names_the_limits_it_applied(inspect: Run, url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The command applies its own environment's limits (the kept window, the size a marker may not pass): it says
+    which, so that one run with other values than the servers' is seen."""
+    fill(url)
+    monkeypatch.setenv("SCRATCHPAD_MAX_VERSIONS", "7")
+    monkeypatch.setenv("SCRATCHPAD_MAX_FILE_BYTES", "4096")
+    done = inspect("redact", "--agent", "alice", "--text", SECRET, "--dry-run")
+    assert done.code == 0, done.err
+    assert done.out.splitlines()[-1] == (
+        "limits in force: SCRATCHPAD_MAX_VERSIONS=7, SCRATCHPAD_MAX_FILE_BYTES=4096, SCRATCHPAD_MAX_LOG_ENTRY_BYTES="
+        f"{LIMITS.max_log_entry_bytes} (from this command's environment: give it the servers' values)"
+    )
+
+
+def test_a_refusal_comes_before_any_scrub_and_changes_nothing(inspect: Run, url: str) -> None:
+    fill(url)
+    with open_store(url) as store:  # a text that left the store: only a scrub would take it out of the files
+        store.write_file("alice", "gone.md", "left behind\n")
+        store.delete_file("alice", "gone.md")
+    before = inspect("export").out
+    sqlite = file_of(url)
+    on_disk = database_bytes(url) if sqlite else b""
+    refusals = {
+        ("--path", "nope.md", "--text", SECRET): "File not found: nope.md. `scratchpad-mcp files --agent alice` "
+        "lists its files.",
+        ("--log", "nope.log", "--text", SECRET): "Log not found: nope.log. `scratchpad-mcp logs --agent alice` "
+        "lists its logs.",
+        ("--text", " p w "): "Invalid text to redact (5 characters, 2 not whitespace): give the exact text to "
+        "remove, 4 to 10,000 characters, at least 4 of them not whitespace (a shorter one is in most of a store and "
+        "would rewrite it). Nothing was changed.",
+    }
+    for options, said in refusals.items():
+        done = inspect("redact", "--agent", "alice", *options)
+        assert (done.code, done.out, done.error) == (1, "", f"scratchpad-mcp: {said}")
+        assert "scrub" not in done.err and "VACUUM" not in done.err
+    nobody = inspect("redact", "--agent", "nobody", "--text", SECRET)
+    assert (nobody.code, nobody.out, nobody.error) == (1, "", (
+        "scratchpad-mcp: Unknown agent 'nobody': the store holds no file, log or count of it; check the agent id. "
+        "Nothing was changed."
+    ))  # fmt: skip
+    assert "scrub" not in nobody.err
+    assert inspect("export").out == before
+    if sqlite:
+        assert database_bytes(url) == on_disk  # not even a scrub: the deleted text's pages are as they were

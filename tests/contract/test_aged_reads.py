@@ -4,6 +4,8 @@ append or a prune has dropped it yet; a reader past the age sees the log as if t
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from scratchpad_adapters.factory import Backend
@@ -123,3 +125,35 @@ def test_clearing_the_rule_brings_back_what_was_not_dropped(aged: Scratchpad) ->
     page = aged.read_log(A, "runs/a.log")
     assert (ids(page), page.first_entry_id) == ([1, 2, 3, 4, 5, 6, 7, 8], None)
     assert len(entries(aged.search_files(A, "zebra"))) == 5
+
+
+def test_aged_entries_count_nowhere(aged: Scratchpad, clock: Clock) -> None:
+    """list_logs (the recall prompt and the web view read it), get_usage_stats, the agents' list (the web view's
+    agent page), and the quotas: an entry past its age counts as dropped, as read_log shows it."""
+    fill(aged, "runs/old.log", 1, 2, "okapi")  # written now ...
+    clock.now += 16 * MINUTE  # ... and all past the age with 6..8 of a.log, which leaves nothing seen there
+    fill(aged, "keep.log", 1, 1, "lion")
+    stored = {log.path: log for log in aged.list_logs(A).logs}
+    assert sorted(stored) == ["keep.log"]  # both logs under runs/ read as dropped
+    usage = aged.get_usage_stats(A)
+    assert (usage.logs, usage.log_count, usage.total_bytes) == (1, 1, len("lion 1"))
+    agent = aged.find_agent(A)
+    assert agent is not None and (agent.logs, agent.log_entries, agent.bytes) == (1, 1, len("lion 1"))
+    assert [(u.logs, u.log_entries) for u in aged.list_agents() if u.agent_id == A] == [(1, 1)]
+
+
+def test_list_logs_counts_the_entries_a_reader_sees(aged: Scratchpad) -> None:
+    [log] = aged.list_logs(A, "runs/").logs
+    assert (log.entries, log.bytes, log.last_entry_id) == (3, len("giraffe 6") * 3, 8)
+
+
+def test_a_quota_does_not_count_aged_entries(backend: Backend, clock: Clock) -> None:
+    limits = dataclasses.replace(backend.store.limits, quota_log_entries=6)
+    store = Scratchpad(backend.unit_of_work, limits, clock=clock)
+    store.set_retention(A, logs="runs/", max_age="15m")
+    fill(store, "runs/a.log", 1, 5, "zebra")
+    clock.now += 16 * MINUTE
+    fill(store, "other.log", 1, 3, "lion")  # 5 aged + 3 would pass 6: the aged ones go first, as a prune's
+    assert store.get_usage_stats(A).log_count == 3
+    assert store.list_logs(A).count == 1
+    assert store.read_log(A, "runs/a.log").entries == []

@@ -339,6 +339,17 @@ def test_regex_syntax_is_re2s(corpus: Scratchpad) -> None:
         (r"((x{100}){100}){100}", "passes RE2's limit of 1,000"),
         (r"x{1001}", "the repetition {1001} passes RE2's limit"),
         (r"\pL{500}\pL{500}\pL{500}\pL{500}", "more than RE2's memory bound of 8 MiB"),
+        (r"(?P<>x)", "the named group (?P<> has no name"),
+        (r"(?P", "(?P is not a group RE2 knows"),
+        (r"(?P<a-b>x)", "the named group (?P<a-b> is not closed or its name is not allowed"),
+        (r"a(*SKIP)b", "the backtracking control verb (*SKIP)"),
+        (r"(*FAIL)", "the backtracking control verb (*FAIL)"),
+        (r"hel\Klo", "\\K (a reset of the match's start)"),
+        (r"\Ghello", "\\G (the end of the previous match)"),
+        (r"hello\R", "\\R (any line break)"),
+        (r"h\X", "\\X (an extended grapheme cluster)"),
+        (r"hello\hworld", "\\h (horizontal whitespace)"),
+        (r"\H+", "\\H (not horizontal whitespace)"),
     ],
 )
 def test_what_re2_does_not_run_is_refused_in_one_line_naming_it(corpus: Scratchpad, pattern: str, named: str) -> None:

@@ -3,10 +3,12 @@ text; the history keeps numbers, times and actors; sizes, hashes, counters, the 
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from scratchpad_adapters.factory import Backend
-from scratchpad_core.errors import NotFound
+from scratchpad_core.errors import NotFound, NothingToRedact
 from scratchpad_core.redaction import marker
 from scratchpad_core.results import Redacted
 from scratchpad_core.service import Scratchpad
@@ -86,6 +88,23 @@ def test_a_text_goes_from_every_retained_version(store: Scratchpad, clock: Clock
     assert stats.total_bytes == sum(len(t.encode()) for t in texts.values())
 
 
+def test_a_redactions_new_version_prunes_no_version(backend: Backend, clock: Clock, recount: Recounter) -> None:
+    """A file at its kept window: the redaction's new version keeps every version it redacted (history intact);
+    the next write prunes back to the window, as any write does."""
+    limits = dataclasses.replace(backend.store.limits, max_versions=3)
+    store = Scratchpad(backend.unit_of_work, limits, clock=clock)
+    for number in (1, 2, 3):
+        store.write_file(A, "w.md", f"v{number} {SECRET}\n")
+    result = store.redact_text(A, "w.md", SECRET, by="admin")
+    assert [(row.version, row.new_version) for row in result.redacted] == [(1, None), (2, None), (3, 4)]
+    mark = marker(clock.now, "admin")
+    assert contents(store, "w.md") == {1: f"v1 {mark}\n", 2: f"v2 {mark}\n", 3: f"v3 {mark}\n", 4: f"v3 {mark}\n"}
+    recount.check(store, A)
+    store.write_file(A, "w.md", "v5\n")
+    assert sorted(contents(store, "w.md")) == [3, 4, 5]
+    recount.check(store, A)
+
+
 def test_a_text_not_present_changes_nothing_and_says_so(store: Scratchpad, recount: Recounter) -> None:
     before = recount.snapshot(A)
     with pytest.raises(NotFound, match=r"^nothing to redact: the text is not in any retained version of notes\.md"):
@@ -135,3 +154,21 @@ def test_a_reply_kept_for_a_repeat_does_not_give_the_text_back(store: Scratchpad
     assert store.redact_text(A, "keys.md", SECRET).redacted[-1].new_version == 3
     again = store.edit_file(A, "keys.md", "first", "1st", snippet=True, request_id="r-1")  # forgotten: a new call
     assert again.version == 4 and SECRET not in (again.snippet or "")
+
+
+def test_a_text_inside_a_markers_words_nests_no_marker(store: Scratchpad, clock: Clock) -> None:
+    """`redact --text redacted` (or a text of a marker's time) leaves the markers already there whole; an
+    occurrence elsewhere goes. A look-alike marker hides no text in its `by` part from a redaction."""
+    store.redact_text(A, "notes.md", SECRET, by="admin")
+    before = contents(store)
+    with pytest.raises(NothingToRedact, match=r"^nothing to redact"):
+        store.redact_text(A, "notes.md", "redacted", by="admin")
+    assert contents(store) == before
+    when = marker(clock.now, "admin")[len("[redacted ") : len("[redacted ") + 10]  # its date, e.g. 2023-11-14
+    store.write_file(A, "notes.md", f"{before[4]}dated {when}\n")
+    done = store.redact_text(A, "notes.md", when, by="ops")
+    assert [(row.version, row.occurrences) for row in done.redacted] == [(5, 1)]  # the line's, not the markers'
+    fake = f"[redacted 2020-01-01T00:00:00Z by {SECRET}]"  # written by anyone: the secret in it still goes
+    store.write_file(A, "fake.md", f"{fake}\n")
+    store.redact_text(A, "fake.md", SECRET, by="ops")
+    assert all(SECRET not in text for text in contents(store, "fake.md").values())

@@ -99,16 +99,20 @@ def test_a_log_alone_or_a_file_alone(store: Scratchpad, clock: Clock, recount: R
     recount.check(store, A)
 
 
-@pytest.mark.parametrize("short", ["", "a", "abc", "   "])
-def test_a_text_under_four_characters_is_refused(store: Scratchpad, recount: Recounter, short: str) -> None:
+@pytest.mark.parametrize(
+    ("short", "size"),
+    [("", "0 characters"), ("a", "1 character"), ("abc", "3 characters"), ("   ", "3 characters"),
+     (" a b c ", "7 characters, 3 not whitespace"), ("\t\n  \n", "5 characters, 0 not whitespace")],
+)  # fmt: skip
+def test_a_text_under_four_characters_is_refused(store: Scratchpad, recount: Recounter, short: str, size: str) -> None:
     before = recount.snapshot(A)
     for redact in (store.redact_everywhere, lambda a, t: store.redact_text(a, "b.md", t),
                    lambda a, t: store.redact_log_text(a, "run.log", t)):  # fmt: skip
         with pytest.raises(InvalidInput) as refused:
             redact(A, short)
         assert str(refused.value) == (
-            f"Invalid text to redact ({len(short)} characters): give the exact text to remove, 4 to 10,000 characters "
-            "(a shorter one is in most of a store and would rewrite it). Nothing was changed."
+            f"Invalid text to redact ({size}): give the exact text to remove, 4 to 10,000 characters, at least 4 of "
+            "them not whitespace (a shorter one is in most of a store and would rewrite it). Nothing was changed."
         )
     assert recount.snapshot(A) == before
     assert store.redact_everywhere(A, "clea", dry_run=True).redacted == [

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from scratchpad_adapters.factory import Backend
-from scratchpad_core.errors import NotFound, RequestIdReused
+from scratchpad_core.errors import InvalidInput, NotFound, NothingToRedact, RequestIdReused
 from scratchpad_core.redaction import FILE_TEXT_CALLS, LOG_TEXT_CALLS
 from scratchpad_core.service import Scratchpad
 from tests.contract.test_retries import WRITES
@@ -91,8 +91,32 @@ def test_a_dry_run_or_a_refusal_forgets_nothing(store: Scratchpad, backend: Back
     before = kept(backend)
     assert store.redact_everywhere(A, SECRET, dry_run=True).requests_forgotten == 0
     with pytest.raises(NotFound, match=r"^nothing to redact"):
-        store.redact_text(A, "e.md", "not there")
+        store.redact_text(A, "e.md", "not there", dry_run=True)
+    refusals = [
+        (NotFound, lambda: store.redact_text(A, "gone.md", SECRET)),
+        (NotFound, lambda: store.redact_log_text(A, "gone.log", SECRET)),
+        (NotFound, lambda: store.redact_everywhere("nobody", SECRET)),
+        (InvalidInput, lambda: store.redact_everywhere(A, " p  w ")),
+    ]
+    for error, call in refusals:
+        with pytest.raises(error) as refused:
+            call()
+        assert not isinstance(refused.value, NothingToRedact)
     assert kept(backend) == before
+
+
+def test_a_text_found_nowhere_still_forgets_the_ids_that_could_confirm_it(store: Scratchpad, backend: Backend) -> None:
+    """The text left the store by other ways (the file was deleted): its write's kept id would still confirm a
+    guess, so a redaction that finds the text nowhere forgets it all the same."""
+    first = store.write_file(A, "old.md", f"was {GUESS}\n", request_id="w9")
+    store.delete_file(A, "old.md")
+    right = lambda: store.write_file(A, "old.md", f"was {GUESS}\n", request_id="w9")  # noqa: E731
+    assert answer(right, first) == "replayed"  # the oracle, while the text is in no version
+    with pytest.raises(NothingToRedact, match=r"^nothing to redact: .*; 6 request_ids that could confirm it") as done:
+        store.redact_everywhere(A, GUESS, by="ops")
+    assert done.value.requests_forgotten == 6  # w1, e1, i1, w9 (file writes) and a1, a2 (appends)
+    assert kept(backend) == {"r1", "d1"}
+    assert answer(right, first) == "ran"
 
 
 def test_every_call_kept_under_a_request_id_is_known_to_carry_text_or_not(backend: Backend) -> None:

@@ -63,6 +63,7 @@ async def test_allow_insecure_lets_it_start_on_all_interfaces(tmp_path: Path) ->
         "SCRATCHPAD_AUTH": "none",
         "SCRATCHPAD_HOST": "0.0.0.0",
         "SCRATCHPAD_ALLOW_INSECURE": "1",
+        "SCRATCHPAD_ALLOWED_HOSTS": "scratchpad.example.com",
         "SCRATCHPAD_DB_PATH": str(tmp_path / "insecure.db"),
     }
     with running(tmp_path, {"insecure": env}) as servers, anyio.fail_after(TEST_TIMEOUT):
@@ -73,8 +74,28 @@ async def test_allow_insecure_lets_it_start_on_all_interfaces(tmp_path: Path) ->
             assert (await ok(client, "read_log", {"agent_id": agent, "path": "trail"}))["total"] == 1
 
 
+@pytest.mark.parametrize("auth", ["keys", "none"])
+def test_another_address_without_allowed_hosts_refuses_to_start(tmp_path: Path, auth: str) -> None:
+    """Issue 28's rule, literally: a Host not loopback nor listed is refused. With no list on another address
+    every Host but a loopback name would be (or, with keys, any would be answered): the server says what to set."""
+    env = {"SCRATCHPAD_AUTH": auth, "SCRATCHPAD_ALLOW_INSECURE": "1", "SCRATCHPAD_HOST": "0.0.0.0",
+           "SCRATCHPAD_DB_PATH": str(tmp_path / "x.db")}  # fmt: skip
+    server = spawn(tmp_path, "unlisted", env)
+    try:
+        code = server.process.wait(timeout=START_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        server.stop()
+        raise AssertionError(f"it started on 0.0.0.0 with no SCRATCHPAD_ALLOWED_HOSTS: {server.stderr()}") from None
+    said = [line for line in server.stderr().splitlines() if "SCRATCHPAD_ALLOWED_HOSTS" in line]
+    assert code != 0 and len(said) == 1, server.stderr()
+    assert "SCRATCHPAD_ALLOWED_HOSTS is not set and 0.0.0.0 is not a loopback address" in said[0]
+    assert "or to * behind a proxy that checks Host itself" in said[0]
+    assert "serving MCP" not in server.stderr()
+    assert not (tmp_path / "x.db").exists(), "refused before touching the database"
+
+
 def test_keys_auth_on_all_interfaces_needs_no_override(tmp_path: Path) -> None:
-    env = {"SCRATCHPAD_HOST": "0.0.0.0", "SCRATCHPAD_DB_PATH": str(tmp_path / "keyed.db")}
+    env = {"SCRATCHPAD_HOST": "0.0.0.0", "SCRATCHPAD_ALLOWED_HOSTS": "*", "SCRATCHPAD_DB_PATH": str(tmp_path / "k.db")}
     with running(tmp_path, {"keyed": env}) as servers:
         response = raw_call(servers["keyed"].mcp_url, None, "list_files", {"agent_id": "x"})
         assert response.status_code == 401

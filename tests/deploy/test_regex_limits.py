@@ -36,6 +36,10 @@ PATTERNS: dict[str, str | None] = {
     r"a(?=!)": "lookahead",
     r"(?<=a)!": "lookbehind",
     r"a++!": "a possessive quantifier",
+    r"a(*SKIP)b": "the backtracking control verb (*SKIP)",
+    r"(?P<>x)": "the named group (?P<> has no name",
+    r"a\Kb": "\\K (a reset of the match's start)",
+    r"a\hb": "\\h (horizontal whitespace)",
     r"\pL{300}\pL{300}\pL{300}\pL{300}\pL{300}": "more than RE2's memory bound",
     SLOW: f"Regex search stopped after {BUDGET_S:g} seconds (its time budget)",
 }

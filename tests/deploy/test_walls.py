@@ -110,8 +110,16 @@ SPECS = {  # name: (environment, on Postgres)
     "keys": ({}, False),
     "open": ({"SCRATCHPAD_AUTH": "none"}, False),
     "listed": ({"SCRATCHPAD_HOST": "0.0.0.0", "SCRATCHPAD_ALLOWED_HOSTS": f"{LISTED},10.1.2.3:*"}, True),
-    "proxied": ({"SCRATCHPAD_HOST": "0.0.0.0"}, False),  # keys, no list: behind a proxy whose name it cannot know
-    "exposed": ({"SCRATCHPAD_HOST": "0.0.0.0", "SCRATCHPAD_AUTH": "none", "SCRATCHPAD_ALLOW_INSECURE": "1"}, False),
+    "proxied": ({"SCRATCHPAD_HOST": "0.0.0.0", "SCRATCHPAD_ALLOWED_HOSTS": "*"}, False),  # behind a proxy that checks
+    "exposed": (
+        {
+            "SCRATCHPAD_HOST": "0.0.0.0",
+            "SCRATCHPAD_AUTH": "none",
+            "SCRATCHPAD_ALLOW_INSECURE": "1",
+            "SCRATCHPAD_ALLOWED_HOSTS": "10.1.2.3:*",
+        },
+        False,
+    ),
 }
 
 
@@ -179,8 +187,8 @@ def test_listed_hosts_are_served_and_a_key_is_looked_up_there(servers: Servers) 
     assert site.last_used() is not None  # the check the refusals above rely on does see a key in use
 
 
-def test_keys_on_another_address_without_a_list_answer_any_host_as_before(servers: Servers) -> None:
-    site = servers.sites["proxied"]  # behind a proxy: the keys, not the names, guard the data
+def test_allowed_hosts_star_answers_any_host(servers: Servers) -> None:
+    site = servers.sites["proxied"]  # behind a proxy that checks Host: the keys guard the data
     assert site.send("GET", "/health", FOREIGN).status_code == 200
     assert site.send("GET", "/ui/", FOREIGN).status_code == 303  # to sign in: no data without a key
     assert site.send("POST", "/mcp", FOREIGN).status_code == 401
@@ -242,7 +250,8 @@ def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Backe
 
 def web_site(process: WebProcess, store: tuple[str, Backend, str, str, str], keys: bool) -> Site:
     _, backend, admin, unused_id, unused = store
-    process.url()  # started: it printed its address
+    process.url()  # started: it printed its address (before it listens: the first request waits for that)
+    process.get("/static/style.css")
     return Site(process.base, backend, admin, unused_id, unused, keys=keys)
 
 

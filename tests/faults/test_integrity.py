@@ -312,7 +312,7 @@ def test_more_versions_than_the_setting_is_a_note_until_the_next_write(filled: s
     store.search_files("bob", "bob")  # (no backlog left to note)
     store.close()
     note = ("note: 2 files retain more than SCRATCHPAD_MAX_VERSIONS=3 versions (up to 7), as kept under a higher "
-            "setting; the extra versions go at each file's next write. Not a violation.")  # fmt: skip
+            "setting or by a redaction; the extra versions go at each file's next write. Not a violation.")  # fmt: skip
     report = run_check(filled)
     assert report.ok and report.notes == [note], list(report.lines())
     assert list(report.lines()) == [note, report.summary()]

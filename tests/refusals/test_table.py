@@ -61,6 +61,7 @@ EXAMPLES: dict[str, Callable[[Scratchpad], object]] = {
     "edit_mismatch": lambda s: s.edit_file(A, "notes.md", "absent", "present"),
     "request_id_reused": _reused,
     "not_found": lambda s: s.read_file(A, "missing.md"),
+    "nothing_to_redact": lambda s: s.redact_everywhere(A, "absent text", by="ops"),
     "version_conflict": lambda s: s.write_file(A, "notes.md", "new", expected_version=7),
     "limit_exceeded": lambda s: s.write_file(A, "notes.md", "x" * 3_000),
     "quota_exceeded": lambda s: s.write_file(A, "c.md", "third"),

@@ -180,3 +180,30 @@ def test_cli_export_and_import_carry_the_rules(tmp_path: Path) -> None:
     assert loaded.returncode == 0, loaded.stderr
     listed = run_cli("--database", target, "retention", "list", "--json")
     assert json.loads(listed.stdout) == [vars(rule) for rule in RULES]
+
+
+def test_the_export_leaves_out_log_entries_past_their_age(tmp_path: Path) -> None:
+    """As read_log: entries past their rule's max_age, not yet dropped, are not exported; a log all of whose entries
+    are is left out whole; the import then reads what the source showed."""
+    source, target = f"sqlite:///{tmp_path / 's.db'}", f"sqlite:///{tmp_path / 't.db'}"
+    backend = open_backend(source)
+    try:
+        earlier = time.time_ns() // 1_000_000 - 2 * HOUR
+        past = Scratchpad(backend.unit_of_work, backend.store.limits, clock=lambda: earlier)
+        for entry in ("old one", "old two"):
+            past.append_log("alice", "runs/a.log", entry)
+        past.append_log("alice", "runs/gone.log", "old")
+        backend.store.append_log("alice", "runs/a.log", "new")
+        backend.store.set_retention("alice", logs="runs/", max_age="1h")
+    finally:
+        backend.close()
+    dump = exported(source)
+    assert [(r["path"], r["id"], r["entry"]) for r in records(dump) if r["type"] == "entry"] == [
+        ("runs/a.log", 3, "new")
+    ]
+    assert [r["path"] for r in records(dump) if r["type"] == "log"] == ["runs/a.log"]
+    assert "old" not in dump.replace('"entry":"new"', "")
+    imported(target, dump)
+    with open_store(target) as store:
+        assert [(e.id, e.entry) for e in store.read_log("alice", "runs/a.log").entries] == [(3, "new")]
+        assert store.get_usage_stats("alice").log_count == 1

@@ -32,7 +32,7 @@ def test_rate_limited_gives_the_wait() -> None:
 
 
 def test_codes_are_distinct() -> None:
-    assert len(ALL) == 16  # RequestIdReused lives here too, so that CODES lists every code
+    assert len(ALL) == 17  # RequestIdReused lives here too, so that CODES lists every code
     codes = [c.code for c in ALL]
     assert len(set(codes)) == len(codes), codes
     assert {c.code: c for c in ALL} == errors.CODES

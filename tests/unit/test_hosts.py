@@ -12,8 +12,8 @@ import pytest
 from scratchpad_mcp.settings import Settings, SettingsError
 from scratchpad_mcp.settings.hosts import HostRule, Walls, split_host
 
-LOOPBACK = HostRule.serving((), "", bind="127.0.0.1", keys=False)
-LISTED = HostRule.serving(("Scratchpad.example.com", "10.0.0.5:*", "[fd00::5]:8443"), "", bind="0.0.0.0", keys=True)
+LOOPBACK = HostRule.serving((), "")
+LISTED = HostRule.serving(("Scratchpad.example.com", "10.0.0.5:*", "[fd00::5]:8443", "example.org."), "")
 
 
 @pytest.mark.parametrize(
@@ -27,6 +27,11 @@ LISTED = HostRule.serving(("Scratchpad.example.com", "10.0.0.5:*", "[fd00::5]:84
         "[::1]:4321",
         "[::1]",
         "127.0.0.5:80",
+        "localhost.:4321",
+        "LOCALHOST.",
+        "[0:0::1]:4321",
+        "[0000:0000:0000:0000:0000:0000:0000:0001]",
+        "127.0.0.1.:80",
     ],
 )
 def test_loopback_names_are_answered_with_any_port_or_none(host: str) -> None:
@@ -38,7 +43,8 @@ def test_loopback_names_are_answered_with_any_port_or_none(host: str) -> None:
     [
         None, "", "evil.example", "evil.example:4321", "localhost.evil.example", "127.0.0.1.nip.io:4321",
         "::1", "[::1", "[evil]:80", "127.0.0.1:*", "127.0.0.1:", "127.0.0.1:x", "127.0.0.1:4321:1",
-        "[::ffff:127.0.0.1]:80", "0.0.0.0:4321", "10.0.0.6:4321",
+        "[::ffff:127.0.0.1]:80", "0.0.0.0:4321", "10.0.0.6:4321", "127.0.0.1:65536", "localhost:99999",
+        "localhost:0", "[::1]:70000", "localhost..", ".", "[127.0.0.1]:80", "[fe80::1%eth0]:80",
     ],
 )  # fmt: skip
 def test_other_hosts_are_refused(host: str | None) -> None:
@@ -49,47 +55,76 @@ def test_listed_hosts_as_the_sdk_reads_them_in_any_case() -> None:
     assert LISTED.accepts("scratchpad.example.com") and LISTED.accepts("SCRATCHPAD.example.COM")
     assert not LISTED.accepts("scratchpad.example.com:443")  # a bare name is that name without a port
     assert LISTED.accepts("10.0.0.5:4321") and LISTED.accepts("10.0.0.5:1")  # `:*`: any port ...
-    assert not LISTED.accepts("10.0.0.5")  # ... but one
+    assert LISTED.accepts("10.0.0.5")  # ... or none
     assert LISTED.accepts("[fd00::5]:8443") and not LISTED.accepts("[fd00::5]:8444")
     assert not LOOPBACK.accepts("scratchpad.example.com")  # the list is this server's, not every server's
 
 
 @pytest.mark.parametrize(
-    ("bind", "keys", "allowed", "any_host"),
+    "host",
+    ["scratchpad.example.com.", "Scratchpad.Example.Com.", "[fd00:0::5]:8443", "[FD00:0:0:0:0:0:0:5]:8443",
+     "example.org", "example.org.", "10.0.0.5.:80"],
+)  # fmt: skip
+def test_a_host_compares_in_canonical_form(host: str) -> None:
+    """A trailing dot names the same host; an IPv6 address in any spelling is the same address."""
+    assert LISTED.accepts(host) and not LOOPBACK.accepts(host)
+
+
+def test_a_port_that_is_no_port_is_refused() -> None:
+    assert not LISTED.accepts("10.0.0.5:65536") and not LISTED.accepts("10.0.0.5:0")
+    assert LISTED.accepts("10.0.0.5:65535") and LISTED.accepts("10.0.0.5:080")
+
+
+def test_a_star_alone_answers_any_host() -> None:
+    rule = HostRule.serving(("*",), "")
+    assert rule.any_host and rule.accepts("evil.example") and rule.accepts("127.0.0.1:4321")
+    assert not LISTED.any_host and not LOOPBACK.any_host
+
+
+@pytest.mark.parametrize(
+    ("bind", "allowed", "starts"),
     [
-        ("0.0.0.0", True, (), True),  # behind a proxy whose name it cannot know: keys guard the data
-        ("0.0.0.0", False, (), False),  # SCRATCHPAD_AUTH=none elsewhere: every agent's data, so names are checked
-        ("0.0.0.0", True, ("a.example",), False),
-        ("127.0.0.1", True, (), False),
-        ("::1", True, (), False),
-        ("localhost", True, (), False),
-        ("[::1]", True, (), False),
+        ("0.0.0.0", "", False), ("::", "", False), ("10.0.0.5", "", False), ("scratchpad.internal", "", False),
+        ("0.0.0.0", "*", True), ("0.0.0.0", "a.example", True),
+        ("127.0.0.1", "", True), ("::1", "", True), ("localhost", "", True), ("127.0.0.2", "", True),
     ],
-)
-def test_any_host_only_with_keys_elsewhere_and_no_list(
-    bind: str, keys: bool, allowed: tuple[str, ...], any_host: bool
-) -> None:
-    rule = HostRule.serving(allowed, "", bind=bind, keys=keys)
-    assert rule.any_host is any_host
-    assert rule.accepts("evil.example") is any_host
+)  # fmt: skip
+def test_another_address_than_loopback_needs_the_list(bind: str, allowed: str, starts: bool) -> None:
+    settings = Settings.from_env({"SCRATCHPAD_ALLOWED_HOSTS": allowed} if allowed else {})
+    if starts:
+        settings.check_walls(bind)
+        return
+    with pytest.raises(SettingsError) as refused:
+        settings.check_walls(bind)
+    assert str(refused.value) == (
+        f"SCRATCHPAD_ALLOWED_HOSTS is not set and {bind} is not a loopback address, so any name pointed at it would "
+        "be answered: set it to the names clients use (e.g. SCRATCHPAD_ALLOWED_HOSTS=scratchpad.example.com,"
+        "10.0.0.5:*), or to * behind a proxy that checks Host itself."
+    )
 
 
 def test_the_setting_refuses_what_is_no_host_value() -> None:
     settings = Settings.from_env({"SCRATCHPAD_ALLOWED_HOSTS": " a.example, 127.0.0.1:*,[::1]:4321 "})
     assert settings.allowed_hosts == ("a.example", "127.0.0.1:*", "[::1]:4321")
-    for wrong in ("https://a.example", "*", "a.example/ui", "a.example:port", "[nope]:1"):
+    assert Settings.from_env({"SCRATCHPAD_ALLOWED_HOSTS": "*"}).allowed_hosts == ("*",)
+    wrongs = ("https://a.example", "a.example/ui", "a.example:port", "[nope]:1", "a.example:70000", "a.example:0",
+              "::1", "[fe80::1%eth0]:80", "a.example:", "[127.0.0.1]", "*.example", "a b")  # fmt: skip
+    for wrong in wrongs:
         with pytest.raises(SettingsError) as refused:
             Settings.from_env({"SCRATCHPAD_ALLOWED_HOSTS": f"b.example,{wrong}"})
         message = str(refused.value)
-        assert message.startswith("SCRATCHPAD_ALLOWED_HOSTS=") and f"has {wrong!r}, which is no Host value" in message
+        assert message.startswith("SCRATCHPAD_ALLOWED_HOSTS=") and f"has {wrong!r}, which no Host can match" in message
         assert "\n" not in message
+    with pytest.raises(SettingsError, match=r"has \* with other entries: \* alone answers any Host"):
+        Settings.from_env({"SCRATCHPAD_ALLOWED_HOSTS": "b.example,*"})
 
 
 def test_split_host() -> None:
-    assert split_host("A.Example:80") == ("a.example", "80")
+    assert split_host("A.Example:80") == ("a.example", 80)
+    assert split_host("a.example.:080") == ("a.example", 80)
     assert split_host("[::1]:*") == ("[::1]", "*")
-    assert split_host("[::1]") == ("[::1]", None)
-    assert split_host("a.example:123456") is None
+    assert split_host("[0:0::1]") == ("[::1]", None)
+    assert split_host("a.example:123456") is None and split_host("a.example:65536") is None
 
 
 HOST = {"host": "127.0.0.1:4321"}
@@ -130,10 +165,12 @@ def test_same_origin_defaults_ports_by_scheme_and_knows_the_public_url() -> None
     assert LISTED.cross_site("POST", {**named, "origin": "http://scratchpad.example.com"}, "https") is not None
     behind = {"host": "10.0.0.5:4321", "origin": "https://scratchpad.example.com"}  # a proxy passing its own Host
     assert LISTED.cross_site("POST", behind, "http") is not None
-    public = HostRule.serving(("10.0.0.5:*",), "https://scratchpad.example.com", bind="0.0.0.0", keys=True)
+    public = HostRule.serving(("10.0.0.5:*",), "https://scratchpad.example.com")
     assert public.cross_site("POST", behind, "http") is None
     ipv6 = {"host": "[::1]:4321", "origin": "http://[::1]:4321"}
     assert LOOPBACK.cross_site("POST", ipv6, "http") is None
+    spelt = {"host": "[0:0::1]:4321", "origin": "http://[0::1]:4321"}  # one address, two spellings
+    assert LOOPBACK.cross_site("POST", spelt, "http") is None
 
 
 class Recorder:

@@ -51,16 +51,29 @@ def test_web_on_another_address_needs_keys(database: str) -> None:
     refused = run("--database", database, "web", "--host", "0.0.0.0", SCRATCHPAD_AUTH="none")
     assert refused.returncode == 2
     assert "would show every agent to anyone who reaches it" in refused.stderr and refused.stdout == ""
-    keyed = WebProcess(database, "--host", "0.0.0.0")
+    unlisted = run("--database", database, "web", "--host", "0.0.0.0")  # keys, but no names: it does not start
+    assert unlisted.returncode == 2 and unlisted.stdout == ""
+    assert unlisted.stderr.splitlines()[-1] == (
+        "scratchpad-mcp: SCRATCHPAD_ALLOWED_HOSTS is not set and 0.0.0.0 is not a loopback address, so any name "
+        "pointed at it would be answered: set it to the names clients use (e.g. SCRATCHPAD_ALLOWED_HOSTS="
+        "scratchpad.example.com,10.0.0.5:*), or to * behind a proxy that checks Host itself."
+    )
+    keyed = WebProcess(database, "--host", "0.0.0.0", SCRATCHPAD_ALLOWED_HOSTS="*")
     try:
         assert keyed.url() == f"http://0.0.0.0:{keyed.port}/"
         first = keyed.get("/", follow_redirects=False)
         assert first.status_code == 303 and first.headers["location"] == "/signin"
-        # no SCRATCHPAD_ALLOWED_HOSTS: any Host, as the HTTP server with keys there (a proxy's name is not known)
+        # SCRATCHPAD_ALLOWED_HOSTS=*: any Host, said so (behind a proxy that checks it)
         named = keyed.get("/", headers={"Host": "scratchpad.example.com"}, follow_redirects=False)
         assert named.status_code == 303
     finally:
         keyed.stop()
+    listed = WebProcess(database, "--host", "0.0.0.0", SCRATCHPAD_ALLOWED_HOSTS="scratchpad.example.com")
+    try:
+        assert listed.get("/", headers={"Host": "scratchpad.example.com."}, follow_redirects=False).status_code == 303
+        assert listed.get("/", headers={"Host": "attacker.example"}).status_code == 421
+    finally:
+        listed.stop()
 
 
 def test_web_refuses_what_it_cannot_show(tmp_path: Path) -> None:

@@ -15,9 +15,11 @@ from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.grants import parse_grant
 from scratchpad_core.limits import Limits
 from scratchpad_core.usecases.base import wall_clock_ms
+from scratchpad_mcp.settings import Settings
 from scratchpad_mcp.web.access import COOKIE, Sessions
 from scratchpad_mcp.web.app import build_web_app
 from scratchpad_mcp.web.reading import FILE_PAGE_LINES, LOG_PAGE
+from scratchpad_mcp.web.serve import web_app
 from tests.conftest import FakeSummarizer
 
 
@@ -241,3 +243,25 @@ def test_a_refused_search_keeps_its_page_and_names_the_controls(backend: Backend
     assert (
         missing.status_code == 404 and "File not found: gone.txt. The agent&#39;s page lists its files." in missing.text
     )
+
+
+@pytest.mark.parametrize(
+    ("public_url", "base_url", "secure"),
+    [("", "http://testserver", False), ("", "https://testserver", True),
+     ("https://scratchpad.example.com", "http://testserver", True),
+     ("http://scratchpad.example.com", "http://testserver", False)],
+)  # fmt: skip
+def test_the_session_cookie_is_secure_over_https(
+    backend: Backend, public_url: str, base_url: str, secure: bool
+) -> None:
+    """Secure when the request came over https, or SCRATCHPAD_PUBLIC_URL is https (a proxy speaking http to the
+    server); HttpOnly and SameSite=Strict always. Signing out clears it with the same attributes."""
+    settings = Settings.from_env({"SCRATCHPAD_PUBLIC_URL": public_url} if public_url else {})
+    client = TestClient(web_app(settings, backend, signed_in=True), base_url=base_url)
+    _, secret = backend.keys.create("alice")
+    signed = client.post("/signin", data={"key": secret}, follow_redirects=False)
+    attributes = [part.strip().lower() for part in signed.headers["set-cookie"].split(";")]
+    assert signed.status_code == 303 and "httponly" in attributes and "samesite=strict" in attributes
+    assert ("secure" in attributes) is secure
+    out = client.post("/signout", follow_redirects=False)
+    assert ("secure" in [p.strip().lower() for p in out.headers["set-cookie"].split(";")]) is secure
