@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from .usecases.catalog import Catalog
-from .usecases.catchup import ChangeFeed
+from .usecases.catchup import ChangeReading
 from .usecases.logs import Logs
 from .usecases.reads import FileReads
 from .usecases.redaction import Redaction
@@ -18,7 +18,7 @@ from .usecases.writes import FileWrites
 
 
 class Scratchpad(
-    Redaction, FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport, Catalog, Retention, ChangeFeed
+    Redaction, FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport, Catalog, Retention, ChangeReading
 ):
     """Versioned files and append-only logs in per-agent namespaces, bounded by quotas.
 

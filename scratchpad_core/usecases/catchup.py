@@ -52,7 +52,7 @@ class _Round:
 
 
 class Catchup:
-    """The use case's body, for the Scratchpad facade (ChangeFeed) and whoever drives it."""
+    """The items of one read_changes round (ChangeReading.read_changes pages them)."""
 
     def __init__(self, uow: UnitOfWork, agent_id: str, prefix: str, run: _Round) -> None:
         self._uow, self._agent, self._prefix, self._r = uow, agent_id, prefix, run
@@ -194,7 +194,7 @@ def check_max_bytes(max_bytes: int | None) -> int:
     return max_bytes
 
 
-class ChangeFeed(UseCaseBase):
+class ChangeReading(UseCaseBase):
     def read_changes(
         self, agent_id: str, since: str | None = None, prefix: str | None = None, max_bytes: int | None = None
     ) -> ChangesPage:

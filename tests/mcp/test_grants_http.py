@@ -47,6 +47,7 @@ READS: dict[str, dict[str, Any]] = {
     "read_log": {"path": "findings.log"},
     "list_logs": {},
     "get_usage_stats": {},
+    "read_changes": {},
 }
 
 
