@@ -84,6 +84,8 @@ def in_cli_terms(message: str, options: dict[str, Any]) -> str:
         "use exact=true to find punctuation or symbols.": "pass --exact to find punctuation or symbols.",
         "Invalid cursor: pass the next_cursor of the previous page unchanged.": "Invalid --cursor: pass the cursor "
         "the previous page ended with, unchanged.",
+        "Invalid since: pass the cursor a read_changes reply gave, unchanged (or omit it for a first sync).":
+        "Invalid --since: pass the cursor the last `changes` printed, unchanged (or leave --since out).",
     }  # fmt: skip
     for said, meant in words.items():
         message = message.replace(said, meant)
