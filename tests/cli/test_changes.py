@@ -36,6 +36,6 @@ def test_changes_json_prefix_and_a_bad_cursor(filled: Scratchpad, inspect) -> No
     assert [row.get("path") for row in rows[:-1]] == ["plans/plan.md"] and "cursor" in rows[-1]
     bad = inspect("changes", "-a", "alice", "--since", "nope")
     assert bad.code == 1
-    assert bad.err.splitlines()[-1] + "\n" == (
-        "scratchpad-mcp: Invalid --since: pass the cursor the last `changes` printed, unchanged (or leave --since out).\n"
+    assert bad.err.splitlines()[-1] == (
+        "scratchpad-mcp: Invalid --since: pass the cursor the last `changes` printed, unchanged (or leave --since out)."
     )
