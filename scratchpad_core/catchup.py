@@ -29,7 +29,7 @@ ITEM_KINDS = ("file", "log")  # within one change number: files first, then logs
 
 
 @dataclass(frozen=True)
-class FileChange:
+class ChangedFile:
     """A file row as read_changes sees it: current_version below 0 for a deleted path (a tombstone)."""
 
     id: int
@@ -43,7 +43,7 @@ class FileChange:
 
 
 @dataclass(frozen=True)
-class LogChange:
+class ChangedLog:
     """A log row as read_changes sees it: entries 0 for a deleted log."""
 
     id: int

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from .catchup import FileChange, LogChange
+from .catchup import ChangedFile, ChangedLog
 from .indexing import IndexRow, Part, Statistics
 from .limits import Limits
 from .model import (
@@ -157,10 +157,10 @@ class ChangeReader(Protocol):
     def head(self, agent_id: str) -> int:
         """The agent's last change number (0: none)."""
 
-    def files(self, agent_id: str, prefix: str, after: int) -> list[FileChange]:
+    def files(self, agent_id: str, prefix: str, after: int) -> list[ChangedFile]:
         """The agent's file rows under `prefix` (deleted paths too) whose last change is after `after`."""
 
-    def logs(self, agent_id: str, prefix: str, after: int) -> list[LogChange]:
+    def logs(self, agent_id: str, prefix: str, after: int) -> list[ChangedLog]:
         """The agent's log rows under `prefix` (deleted logs too) whose last change is after `after`."""
 
     def version_at(self, file_id: int, change: int) -> tuple[int, int] | None:

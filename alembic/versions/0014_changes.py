@@ -33,6 +33,28 @@ _NUMBERS = {
 }
 
 
+# The agent's changes resource hears of its logs too: a log whose entries change notifies the files' channel with
+# path "" (scratchpad_core.changes), while a process listens (as migration 0005's files trigger does).
+LOG_FUNCTION = """
+CREATE FUNCTION scratchpad_log_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF EXISTS (
+        SELECT 1 FROM change_listeners
+        WHERE seen_at > (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 90000
+    ) THEN
+        PERFORM pg_notify('scratchpad_files', json_build_array(NEW.agent_id, '', true, true)::text);
+    END IF;
+    RETURN NULL;
+END
+$$
+"""
+LOG_TRIGGER = """
+CREATE TRIGGER scratchpad_log_changed AFTER UPDATE ON logs FOR EACH ROW
+WHEN ((OLD.last_entry_id, OLD.entries, OLD.bytes) IS DISTINCT FROM (NEW.last_entry_id, NEW.entries, NEW.bytes))
+EXECUTE FUNCTION scratchpad_log_changed()
+"""
+
+
 def upgrade() -> None:
     zero = sa.text("0")
     for table, columns in _NUMBERS.items():
@@ -41,9 +63,15 @@ def upgrade() -> None:
     op.add_column("files", sa.Column("moved_from", _PATH, nullable=True))
     op.create_index("ix_files_agent_id_changed", "files", ["agent_id", "changed"])
     op.create_index("ix_logs_agent_id_changed", "logs", ["agent_id", "changed"])
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute(LOG_FUNCTION)
+        op.execute(LOG_TRIGGER)
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name == "postgresql":
+        op.execute("DROP TRIGGER IF EXISTS scratchpad_log_changed ON logs")
+        op.execute("DROP FUNCTION IF EXISTS scratchpad_log_changed()")
     op.drop_index("ix_logs_agent_id_changed", "logs")
     op.drop_index("ix_files_agent_id_changed", "files")
     # ALTER TABLE ... DROP COLUMN (SQLite 3.35+), as 0013 does: batch mode would copy (and cascade) the tables.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scratchpad_core.catchup import FileChange, LogChange
+from scratchpad_core.catchup import ChangedFile, ChangedLog
 from scratchpad_core.model import LogEntry
 
 from .database import Transaction
@@ -16,25 +16,25 @@ class MemoryChangeReader:
     def head(self, agent_id: str) -> int:
         return self._tx.tables.stamps.heads.get(agent_id, 0)
 
-    def files(self, agent_id: str, prefix: str, after: int) -> list[FileChange]:
+    def files(self, agent_id: str, prefix: str, after: int) -> list[ChangedFile]:
         t = self._tx.tables
         found = []
         for row in t.files.under(agent_id, prefix):
             s = t.stamps.files.get(row.id, FileStamp())
             if s.changed > after:
                 found.append(
-                    FileChange(row.id, row.path, row.current_version, s.changed, s.born, s.redacted, s.moved_from,
+                    ChangedFile(row.id, row.path, row.current_version, s.changed, s.born, s.redacted, s.moved_from,
                                row.updated_at)
                 )  # fmt: skip
         return sorted(found, key=lambda c: c.changed)
 
-    def logs(self, agent_id: str, prefix: str, after: int) -> list[LogChange]:
+    def logs(self, agent_id: str, prefix: str, after: int) -> list[ChangedLog]:
         t = self._tx.tables
         found = []
         for row in t.logs.under(agent_id, prefix):
             s = t.stamps.logs.get(row.id, LogStamp())
             if s.changed > after:
-                found.append(LogChange(row.id, row.path, row.last_entry_id, row.entries, s.changed, s.born, s.dropped))
+                found.append(ChangedLog(row.id, row.path, row.last_entry_id, row.entries, s.changed, s.born, s.dropped))
         return sorted(found, key=lambda c: c.changed)
 
     def version_at(self, file_id: int, change: int) -> tuple[int, int] | None:

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Select, bindparam, select
 
-from scratchpad_core.catchup import FileChange, LogChange
+from scratchpad_core.catchup import ChangedFile, ChangedLog
 from scratchpad_core.model import LogEntry
 
 from .execution import run
@@ -52,13 +52,13 @@ class SqlChangeReader:
     def head(self, agent_id: str) -> int:
         return int(run(self._c, _HEAD, {"agent_id": agent_id}).scalar() or 0)
 
-    def files(self, agent_id: str, prefix: str, after: int) -> list[FileChange]:
+    def files(self, agent_id: str, prefix: str, after: int) -> list[ChangedFile]:
         params = {"agent_id": agent_id, "after": after, **prefix_bounds(prefix)}
-        return [FileChange(*row) for row in run(self._c, _changed(_FILE, bool(prefix)), params).values]
+        return [ChangedFile(*row) for row in run(self._c, _changed(_FILE, bool(prefix)), params).values]
 
-    def logs(self, agent_id: str, prefix: str, after: int) -> list[LogChange]:
+    def logs(self, agent_id: str, prefix: str, after: int) -> list[ChangedLog]:
         params = {"agent_id": agent_id, "after": after, **prefix_bounds(prefix)}
-        return [LogChange(*row) for row in run(self._c, _changed(_LOG, bool(prefix)), params).values]
+        return [ChangedLog(*row) for row in run(self._c, _changed(_LOG, bool(prefix)), params).values]
 
     def version_at(self, file_id: int, change: int) -> tuple[int, int] | None:
         row = run(self._c, _VERSION_AT, {"file_id": file_id, "upto": change}).first()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import hunks
-from ..catchup import DEFAULT_MAX_BYTES, Cursor, FileChange, LogChange, Position
+from ..catchup import DEFAULT_MAX_BYTES, ChangedFile, ChangedLog, Cursor, Position
 from ..errors import InvalidInput
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
@@ -78,7 +78,7 @@ class Catchup:
             if item is not None:
                 yield item
 
-    def _file(self, row: FileChange) -> tuple[Position, Item] | None:
+    def _file(self, row: ChangedFile) -> tuple[Position, Item] | None:
         r, reader = self._r, self._uow.changes
         to = reader.version_at(row.id, r.upto)
         if to is None:
@@ -102,10 +102,10 @@ class Catchup:
         diff = [dataclasses.asdict(h) for h in hunks.diff_hunks(old, new)]
         return key, {"path": row.path, "from_version": since[0], "to_version": number, "diff": diff}
 
-    def _content(self, row: FileChange, number: int) -> Item:
+    def _content(self, row: ChangedFile, number: int) -> Item:
         return {"version": number, "content": self._text(row, number)}
 
-    def _text(self, row: FileChange, number: int) -> str:
+    def _text(self, row: ChangedFile, number: int) -> str:
         version = self._uow.files.get_version(row.id, number)
         assert version is not None, "version_at names a retained version"
         return version.content
@@ -145,7 +145,7 @@ class Catchup:
             if item is not None:
                 yield item
 
-    def _log(self, row: LogChange) -> tuple[Position, Item] | None:
+    def _log(self, row: ChangedLog) -> tuple[Position, Item] | None:
         r = self._r
         knew = r.knew(row.born)
         entries = self._uow.changes.entries(row.id, r.base if knew else -1, r.upto)
@@ -225,3 +225,9 @@ class ChangeReading(UseCaseBase):
         result = self._transact(work, read_only=True)
         self._transact(lambda uow: self._count(uow, agent_id))  # one operation, as every call is
         return result
+
+    def changes_cursor(self, agent_id: str) -> str:
+        """The cursor of the agent's space as it stands: read_changes from it gives what changes next."""
+        agent_id = check_agent_id(agent_id)
+        head = self._transact(lambda uow: uow.changes.head(agent_id), read_only=True)
+        return Cursor(head, self._clock()).encode()

@@ -162,6 +162,7 @@ async def test_a_write_on_one_replica_reaches_a_listener_on_the_other(team: Team
             assert [t.uri_template for t in templates.resource_templates] == [
                 "scratchpad://files/{path}",
                 "scratchpad://agents/{agent_id}/files/{path}",  # an agent the key has a grant on
+                "scratchpad://agents/{agent_id}/changes",  # read_changes' cursor (issue 31)
             ]
 
 
