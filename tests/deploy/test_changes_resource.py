@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 from mcp.shared.subscriptions import ResourceUpdated
 
 from tests.deploy.conftest import TEST_TIMEOUT, Team, connect, unique
-from tests.deploy.test_subscriptions import NOTICE_S, events_within, stdio
+from tests.deploy.test_subscriptions import NOTICE_S, events_within, stdio, updates_into
 from tests.mcp.helpers import ok
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -39,12 +38,7 @@ async def test_stdio_reading_gives_the_cursor_and_listen_hears_logs_and_files(tm
 
 async def test_stdio_resources_subscribe_hears_the_changes(tmp_path: Path) -> None:
     updated: list[str] = []
-
-    async def handler(message: Any) -> None:
-        params = getattr(getattr(message, "root", message), "params", None)
-        if type(message).__name__ == "ResourceUpdatedNotification" and params is not None:
-            updated.append(params.uri)
-
+    handler = updates_into(updated)
     with anyio.fail_after(TEST_TIMEOUT), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         async with stdio(tmp_path / "s.db", handler, mode="legacy") as client:
