@@ -22,11 +22,12 @@ Item = dict[str, Any]
 
 @dataclass(frozen=True)
 class ChangesPage:
-    """A page of read_changes: its items, the cursor to pass as `since` next time, and whether more remain."""
+    """A page of read_changes: its items, the cursor to pass as `since` next time, and has_more (True) when
+    max_bytes cut the page (left out otherwise)."""
 
     items: list[Item]
     cursor: str
-    has_more: bool = False
+    has_more: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -226,8 +227,9 @@ class ChangeReading(UseCaseBase):
         self._transact(lambda uow: self._count(uow, agent_id))  # one operation, as every call is
         return result
 
-    def changes_cursor(self, agent_id: str) -> str:
-        """The cursor of the agent's space as it stands: read_changes from it gives what changes next."""
+    def changes_cursor(self, agent_id: str, back: int = 0) -> str:
+        """The cursor of the agent's space as it stands (read_changes from it gives what changes next), or as it
+        stood `back` changes ago (the web view's recent changes)."""
         agent_id = check_agent_id(agent_id)
         head = self._transact(lambda uow: uow.changes.head(agent_id), read_only=True)
-        return Cursor(head, self._clock()).encode()
+        return Cursor(max(head - back, 0), self._clock()).encode()

@@ -26,6 +26,7 @@ from .highlight import visible
 T = TypeVar("T")
 STATUS = {NotFound: 404, AccessDenied: 403, InvalidInput: 400}
 HEADINGS = {404: "Not found", 403: "Not yours to see", 400: "Not understood"}
+RECENT, PAGE_BYTES = 20, 40_000  # an agent page's recent changes: the last 20 change numbers, newest first
 
 
 class Pages:
@@ -83,7 +84,11 @@ class Pages:
             self.seen(viewer, agent_id)
             files = self._store.list_files(agent_id, limit=reading.FILES_PAGE, cursor=cursor)
             logs = self._store.list_logs(agent_id)
-            return {"agent": agent_id, "rows": reading.tree(files.files), "files": files, "logs": logs.logs}
+            recent = self._store.read_changes(
+                agent_id, self._store.changes_cursor(agent_id, RECENT), max_bytes=PAGE_BYTES
+            )
+            return {"agent": agent_id, "rows": reading.tree(files.files), "files": files, "logs": logs.logs,
+                    "changes": list(reversed(recent.items))}  # fmt: skip
 
         return await self.page(request, "agent.html", build)
 

@@ -326,3 +326,18 @@ def test_the_file_page_with_a_diff_as_the_readme_shows_it(site: Site, browser: A
             browser.save_screenshot(SCREENSHOT)
     finally:
         browser.set_window_size(1400, 1000)
+
+
+def test_an_agent_page_shows_recent_changes_and_links_them(site: Site, browser: Any) -> None:
+    agent = unique("changes")
+    site.store.write_file(agent, "plan.md", "one\n")
+    site.store.append_log(agent, "findings", "slow query")
+    site.store.edit_file(agent, "plan.md", "one", "two")
+    sign_in(browser, site, site.admin_key)
+    browser.get(f"{site.ui}/a/{agent}")
+    wait_for(browser, "#changes")
+    lines = text_of(browser, "changes").splitlines()
+    assert lines == ["plan.md: created, version 2", "findings: 1 new entry"]  # newest first
+    browser.find_element(By.CSS_SELECTOR, "#changes a").click()
+    wait_for(browser, "#content")
+    assert "two" in text_of(browser, "content")

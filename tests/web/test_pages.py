@@ -221,3 +221,25 @@ def test_an_agents_key_sees_its_agent_and_the_agents_it_has_a_grant_on(backend: 
     backend.keys.ungrant(key.id, "handbook")  # at once: the next request
     assert keyed.get("/a/handbook/file/f.txt").status_code == 403
     assert "handbook" not in keyed.get("/").text
+
+
+def recent_changes(local: TestClient, agent: str) -> list[str]:
+    """The agent page's recent changes, as text."""
+    listed = re.search(r'<ul class="changes" id="changes">(.*?)</ul>', local.get(f"/a/{agent}").text, re.S)
+    assert listed is not None
+    return [" ".join(re.sub(r"<[^>]+>", "", li).split()) for li in re.findall(r"<li>(.*?)</li>", listed[1], re.S)]
+
+
+def test_an_agent_page_shows_its_recent_changes_newest_first(backend: Backend, local: TestClient) -> None:
+    store = backend.store
+    store.write_file("bot", "plan.md", "one\n")
+    store.append_log("bot", "run.log", "started")
+    store.write_file("bot", "plan.md", "two\n")
+    store.write_file("bot", "gone.md", "x")
+    store.delete_file("bot", "gone.md")
+    # the last 20 changes: all of them, from the start (a file made and deleted in them is not news)
+    assert recent_changes(local, "bot") == ["plan.md: created, version 2", "run.log: 1 new entry"]
+    for n in range(25):
+        store.append_log("bot", "run.log", f"entry {n}")
+    store.edit_file("bot", "plan.md", "two", "three")
+    assert recent_changes(local, "bot") == ["plan.md: changed, version 2 to 3", "run.log: 19 new entries"]
