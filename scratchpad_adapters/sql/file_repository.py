@@ -171,6 +171,7 @@ class SqlFileRepository:
                 return refusal
             row = run(self._c, statement, params).first()  # the row is locked now: this one decides
             assert row is not None, "a locked row that may advance does"
+        self._stamp.owners["file", row.id] = agent_id
         return Advanced(row.id, row.current_version, created=expected == 0)
 
     def add_version(self, file_id: int, version: Version) -> None:
