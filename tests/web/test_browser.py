@@ -211,7 +211,7 @@ def test_an_agents_key_sees_only_its_agent(site: Site, browser: Any) -> None:
 def test_an_admin_key_calls_no_tools(site: Site) -> None:
     async def call() -> str:
         async with connect(site.server.mcp_url, site.admin_key) as client:  # it initializes, and lists the tools
-            assert len((await client.list_tools()).tools) == 15
+            assert len((await client.list_tools()).tools) == 16
             return await refused(client, "list_files", {"agent_id": "anyone"})  # but every call is refused
 
     message = anyio.run(call)
