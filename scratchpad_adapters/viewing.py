@@ -10,6 +10,7 @@ from typing import Any
 from scratchpad_core.limits import Limits
 from scratchpad_core.model import Usage, UsageDelta
 from scratchpad_core.ports import (
+    ChangeReader,
     FileRepository,
     LogRepository,
     RetentionRepository,
@@ -76,6 +77,10 @@ class ViewingUnitOfWork:
     @property
     def retention(self) -> RetentionRepository:
         return self._inner.retention
+
+    @property
+    def changes(self) -> ChangeReader:
+        return self._inner.changes
 
     @property
     def requests(self) -> Any:

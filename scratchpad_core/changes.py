@@ -1,5 +1,7 @@
 """Changes to files, as a store tells whoever watches it (MCP resource subscribers): which agent's file, and
-whether it appeared, changed or went away. Told after the change committed, whichever process made it."""
+whether it appeared, changed or went away. Told after the change committed, whichever process made it. A change
+with path "" (kind "updated") is one to the agent's logs: what the agent's changes resource (read_changes,
+issue 31) hears of, besides its files."""
 
 from __future__ import annotations
 

@@ -53,7 +53,10 @@ def check_prefix(prefix: str | None) -> str:
     if prefix is None:
         return ""
     if len(prefix) > MAX_PATH_CHARS:
-        raise InvalidInput(f"Invalid prefix: at most {MAX_PATH_CHARS} characters are allowed (got {len(prefix)}).")
+        raise InvalidInput.said(
+            "Invalid {argument}: at most {most} characters are allowed (got {got}).",
+            argument="prefix", most=MAX_PATH_CHARS, got=len(prefix),
+        )  # fmt: skip
     return prefix if _PREFIX_CHARS.fullmatch(prefix) else NO_PATH
 
 

@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from .catchup import ChangedFile, ChangedLog
 from .indexing import IndexRow, Part, Statistics
 from .limits import Limits
 from .model import (
@@ -39,8 +40,10 @@ if TYPE_CHECKING:
 class FileRepository(Protocol):
     def get(self, agent_id: str, path: str) -> FileRecord | None: ...
 
-    def lock(self, agent_id: str, path: str) -> FileRecord | None:
-        """The file's head row, locked until the transaction ends."""
+    def lock(self, agent_id: str, path: str, *, writes: bool = True) -> FileRecord | None:
+        """The file's head row, locked until the transaction ends. A write takes the agent's change number first
+        (catchup.py; one lock order: the agent's counters, then its files); writes=False: a lock that leaves the
+        content as it is (the index's catch-up) takes none."""
 
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
         """The locked head row, created at version 0 if absent."""
@@ -115,7 +118,8 @@ class FileRepository(Protocol):
 class LogRepository(Protocol):
     def get(self, agent_id: str, path: str) -> LogRecord | None: ...
 
-    def lock(self, agent_id: str, path: str) -> LogRecord | None: ...
+    def lock(self, agent_id: str, path: str, *, writes: bool = True) -> LogRecord | None:
+        """The log's head row, locked until the transaction ends (writes: as FileRepository.lock)."""
 
     def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, int]:
         """Bump the head counter of the log at `path` (made, with no entries, if it has no row) and store the entry
@@ -147,6 +151,26 @@ class LogRepository(Protocol):
         reader's since_entry cursor never skips new entries (until then the log reads as empty, 0 entries).
         Of the agent's deleted log paths, the `remember` most recent keep their numbers.
         """
+
+
+class ChangeReader(Protocol):
+    """What read_changes reads (catchup.py): an agent's change number and the rows changed after a cursor, each
+    found by an index on (agent, last change), so that the cost is what changed, not what the agent holds."""
+
+    def head(self, agent_id: str) -> int:
+        """The agent's last change number (0: none)."""
+
+    def files(self, agent_id: str, prefix: str, after: int) -> list[ChangedFile]:
+        """The agent's file rows under `prefix` (deleted paths too) whose last change is after `after`."""
+
+    def logs(self, agent_id: str, prefix: str, after: int) -> list[ChangedLog]:
+        """The agent's log rows under `prefix` (deleted logs too) whose last change is after `after`."""
+
+    def version_at(self, file_id: int, change: int) -> tuple[int, int] | None:
+        """(number, change) of the file's newest retained version made by a change up to `change`; None: none."""
+
+    def entries(self, log_id: int, after: int, upto: int) -> list[tuple[int, LogEntry]]:
+        """(change, entry with `by`) of the log's entries made or redacted by a change in (after, upto], by id."""
 
 
 class RetentionRepository(Protocol):
@@ -326,6 +350,9 @@ class UnitOfWork(Protocol):
 
     @property
     def retention(self) -> RetentionRepository: ...
+
+    @property
+    def changes(self) -> ChangeReader: ...
 
     def __enter__(self) -> UnitOfWork: ...
 

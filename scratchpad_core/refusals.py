@@ -63,6 +63,9 @@ ARGUMENTS: dict[str, str] = {
     "old_str": "the text an edit replaces",
     "new_str": "the text an edit puts in its place",
     "request_id": "the id that makes a retried call safe",
+    "since": "where a catch-up on changes continues (the cursor a previous reply gave)",
+    "prefix": "the part of the namespace a call covers",
+    "max_bytes": "how many bytes one reply may hold",
 }
 
 # The arguments that are switches, which a refusal can name turned on.
@@ -83,6 +86,7 @@ STEPS: dict[str, str] = {
     "replace_every": "replace every occurrence of the edited text",
     "read_lines": "read the lines of the file to copy the edited text from",
     "earlier_call": "the earlier call a request id named (facts: operation)",
+    "continue_changes": "continue a catch-up on changes from the cursor the previous reply gave",
 }
 
 
@@ -157,5 +161,6 @@ LIBRARY = Words(
         "replace_every": "pass replace_all=true to replace every occurrence",
         "read_lines": "read_file with start_line/max_lines",
         "earlier_call": lambda facts: f"an earlier {facts['operation']} call",
+        "continue_changes": "pass the cursor a read_changes reply gave, unchanged (or omit since for a first sync)",
     },
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from .usecases.catalog import Catalog
+from .usecases.catchup import ChangeReading
 from .usecases.logs import Logs
 from .usecases.reads import FileReads
 from .usecases.redaction import Redaction
@@ -16,7 +17,9 @@ from .usecases.usage import UsageReport
 from .usecases.writes import FileWrites
 
 
-class Scratchpad(Redaction, FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport, Catalog, Retention):
+class Scratchpad(
+    Redaction, FileWrites, Renames, FileReads, Logs, Search, Summaries, UsageReport, Catalog, Retention, ChangeReading
+):
     """Versioned files and append-only logs in per-agent namespaces, bounded by quotas.
 
     Build one with `scratchpad_adapters.open_store(url)`, or from any UnitOfWork factory.

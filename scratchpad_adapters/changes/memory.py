@@ -31,7 +31,9 @@ class MemoryChangeFeed:
         self._listeners.clear()
 
     def _published(self, before: Tables, after: Tables) -> None:
-        self._listeners.tell(list(changes(before.files.by_id, after.files.by_id)))
+        logs = {new.agent_id for log_id, new in after.logs.by_id.items() if before.logs.by_id.get(log_id) is not new}
+        told = [*changes(before.files.by_id, after.files.by_id), *(FileChange(a, "", "updated") for a in sorted(logs))]
+        self._listeners.tell(told)
 
 
 def changes(before: dict[int, FileRecord], after: dict[int, FileRecord]) -> Iterator[FileChange]:

@@ -34,6 +34,10 @@ _TRIGGERS = (
     END""",
     f"""CREATE TEMP TRIGGER IF NOT EXISTS scratchpad_file_deleted AFTER DELETE ON main.files
     BEGIN SELECT {_FUNCTION}(OLD.agent_id, OLD.path, OLD.current_version > 0, 0); END""",
+    # a log's entries changed (appended, dropped, deleted, redacted): path "", heard by the agent's changes resource
+    f"""CREATE TEMP TRIGGER IF NOT EXISTS scratchpad_log_updated AFTER UPDATE ON main.logs
+    WHEN OLD.last_entry_id IS NOT NEW.last_entry_id OR OLD.entries IS NOT NEW.entries OR OLD.bytes IS NOT NEW.bytes
+    BEGIN SELECT {_FUNCTION}(NEW.agent_id, '', 1, 1); END""",
 )
 
 

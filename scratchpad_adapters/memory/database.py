@@ -21,6 +21,7 @@ from scratchpad_core.model import FileRecord, LogRecord, StoredRequest, Usage, V
 from scratchpad_core.retention import RetentionRule
 
 from .search_tables import SearchTables
+from .stamps import Stamps
 
 MEMORY_SCHEME = "memory://"
 
@@ -111,12 +112,13 @@ class Tables:
     # (caller, request_id), oldest first
     search: SearchTables = field(default_factory=SearchTables)  # the word-search index (search_index.py)
     retention: dict[tuple[str, str, str], RetentionRule] = field(default_factory=dict)  # (agent, kind, prefix)
+    stamps: Stamps = field(default_factory=Stamps)  # change numbers (stamps.py)
 
     def copy(self) -> Tables:
         """A copy to change: of the tables, not of the (immutable) rows they hold."""
         return Tables(
             self.files.copy(), dict(self.versions), dict(self.summaries), self.logs.copy(), dict(self.entries),
-            dict(self.agents), dict(self.requests), self.search.copy(), dict(self.retention),
+            dict(self.agents), dict(self.requests), self.search.copy(), dict(self.retention), self.stamps.copy(),
         )  # fmt: skip
 
 
@@ -147,6 +149,14 @@ class Transaction:
         self._base = tables
         self._draft: Tables | None = None
         self._writable = writable
+        self._numbers: dict[str, int] = {}  # the change number this transaction took, per agent
+
+    def number(self, agent_id: str) -> int:
+        """The agent's change number in this transaction, taken on first use (a writer holds the whole store)."""
+        if agent_id not in self._numbers:
+            heads = self.change().stamps.heads
+            heads[agent_id] = self._numbers[agent_id] = heads.get(agent_id, 0) + 1
+        return self._numbers[agent_id]
 
     @property
     def tables(self) -> Tables:
@@ -166,6 +176,7 @@ class Transaction:
     def commit(self) -> Tables | None:
         """The tables to publish (None: nothing was written); a later write starts from them again."""
         draft, self._draft = self._draft, None
+        self._numbers = {}
         if draft is not None:
             self._base = draft
         return draft

@@ -30,7 +30,9 @@ class MemoryFileRepository:
         row = self._tx.tables.files.find(agent_id, path)
         return None if row is None else _record(row)
 
-    def lock(self, agent_id: str, path: str) -> FileRecord | None:
+    def lock(self, agent_id: str, path: str, *, writes: bool = True) -> FileRecord | None:
+        if writes:
+            self._tx.number(agent_id)  # as in SQL, the agent's change number is taken first
         return self.get(agent_id, path)  # a writing unit of work holds the whole store already
 
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
@@ -53,7 +55,13 @@ class MemoryFileRepository:
             updated_at=head.created_at,
             created_at=head.created_at if expected == 0 else row.created_at,  # a new file, or a deleted one's number
         )
-        self._tx.change().files[row.id] = moved
+        t = self._tx.change()
+        t.files[row.id] = moved
+        change = self._tx.number(agent_id)
+        if expected == 0:
+            t.stamps.file(row.id, changed=change, born=change, moved_from=None)
+        else:
+            t.stamps.file(row.id, changed=change)
         return Advanced(moved.id, moved.current_version, created=expected == 0)
 
     def add_version(self, file_id: int, version: Version) -> None:
@@ -61,6 +69,7 @@ class MemoryFileRepository:
         kept = t.versions.get(file_id, {})
         assert version.version not in kept, "a version number names one content (the SQL primary key)"
         t.versions[file_id] = {**kept, version.version: version}
+        t.stamps.versions[file_id, version.version] = self._tx.number(t.files[file_id].agent_id)
 
     def prune(self, file_id: int, keep_from: int) -> tuple[int, int]:
         if keep_from <= 1:
@@ -80,6 +89,8 @@ class MemoryFileRepository:
     def replace_content(self, file_id: int, version: Version) -> None:
         t = self._tx.change()
         t.versions[file_id] = {**t.versions[file_id], version.version: version}
+        change = self._tx.number(t.files[file_id].agent_id)
+        t.stamps.file(file_id, changed=change, redacted=change)
 
     def list_versions(self, file_id: int) -> list[VersionInfo]:
         kept = self._tx.tables.versions.get(file_id, {})
@@ -137,6 +148,7 @@ class MemoryFileRepository:
         t.files[file_id] = dataclasses.replace(
             row, current_version=-row.current_version, bytes=0, sha256="", updated_at=now
         )
+        t.stamps.file(file_id, changed=self._tx.number(row.agent_id))
         _forget_files(t, row.agent_id, remember)
         return len(gone), sum(gone)
 
@@ -151,6 +163,11 @@ class MemoryFileRepository:
             t.versions[to_id] = {
                 n + shift: dataclasses.replace(kept, version=n + shift) for n, kept in kept_versions.items()
             }
+            change = self._tx.number(source.agent_id)
+            for n in kept_versions:  # the versions keep the changes that made them
+                t.stamps.versions[to_id, n + shift] = t.stamps.versions.pop((from_id, n), 0)
+            t.stamps.file(to_id, changed=change, born=change, moved_from=source.path)
+            t.stamps.file(from_id, changed=change)
             summary = t.summaries.pop(from_id, None)
             if summary is not None:
                 t.summaries[to_id] = dataclasses.replace(summary, version=summary.version + shift)

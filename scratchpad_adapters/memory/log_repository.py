@@ -8,6 +8,7 @@ import dataclasses
 from scratchpad_core.model import LogEntry, LogRecord
 
 from .database import EntryRow, Transaction
+from .stamps import LogStamp
 
 
 class MemoryLogRepository:
@@ -17,11 +18,14 @@ class MemoryLogRepository:
     def get(self, agent_id: str, path: str) -> LogRecord | None:
         return self._tx.tables.logs.find(agent_id, path)
 
-    def lock(self, agent_id: str, path: str) -> LogRecord | None:
+    def lock(self, agent_id: str, path: str, *, writes: bool = True) -> LogRecord | None:
+        if writes:
+            self._tx.number(agent_id)  # as in SQL, the agent's change number is taken first
         return self.get(agent_id, path)  # a writing unit of work holds the whole store already
 
     def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, int]:
         t = self._tx.change()  # as the SQL's UPDATE does, refused in a read-only unit of work
+        change = self._tx.number(agent_id)
         row = t.logs.find_or_insert(agent_id, path, lambda new: LogRecord(new, agent_id, path, 0, 0, 0, now, now))
         bumped = dataclasses.replace(
             row,
@@ -33,6 +37,9 @@ class MemoryLogRepository:
         )
         t.logs[row.id] = bumped
         t.entries[row.id] = (*t.entries.get(row.id, ()), EntryRow(bumped.last_entry_id, entry, size, now, by))
+        t.stamps.entries[row.id, bumped.last_entry_id] = change
+        born = change if row.entries == 0 else t.stamps.logs.get(row.id, LogStamp()).born
+        t.stamps.log(row.id, changed=change, born=born)
         return row.id, bumped.last_entry_id, bumped.entries
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
@@ -49,6 +56,7 @@ class MemoryLogRepository:
         gone = [r.bytes for r in t.entries.pop(log_id, ())]
         row = t.logs[log_id]
         t.logs[log_id] = dataclasses.replace(row, entries=0, bytes=0, updated_at=now)
+        t.stamps.log(log_id, changed=self._tx.number(row.agent_id))
         for forgotten in t.logs.forget(row.agent_id, lambda r: r.entries == 0, remember):
             t.entries.pop(forgotten, None)
         return len(gone), sum(gone)
@@ -72,6 +80,8 @@ class MemoryLogRepository:
         freed = sum(r.bytes for r in gone)
         row = t.logs[log_id]
         t.logs[log_id] = dataclasses.replace(row, entries=row.entries - len(gone), bytes=row.bytes - freed)
+        newest = max(t.stamps.entries.pop((log_id, r.id), 0) for r in gone)
+        t.stamps.log(log_id, dropped=max(newest, t.stamps.logs.get(log_id, LogStamp()).dropped))
         return len(gone), freed
 
     def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
@@ -82,3 +92,6 @@ class MemoryLogRepository:
         )
         row = t.logs[log_id]
         t.logs[log_id] = dataclasses.replace(row, bytes=row.bytes + size - old_size)
+        change = self._tx.number(row.agent_id)
+        t.stamps.entries[log_id, entry_id] = change
+        t.stamps.log(log_id, changed=change)

@@ -9,6 +9,7 @@ from scratchpad_core.words import Analyzer
 
 from ..stemming import default_analyzer
 from ..timeouts import LOCK_TIMEOUT_MS
+from .change_reader import MemoryChangeReader
 from .database import MemoryDatabase, Transaction
 from .file_repository import MemoryFileRepository
 from .log_repository import MemoryLogRepository
@@ -33,6 +34,7 @@ class MemoryUnitOfWork:
     requests: MemoryRequestRepository
     retention: MemoryRetentionRepository
     index: MemorySearchIndex
+    changes: MemoryChangeReader
 
     def __init__(
         self,
@@ -59,6 +61,7 @@ class MemoryUnitOfWork:
         self.requests = MemoryRequestRepository(transaction)
         self.index = MemorySearchIndex(transaction, self._analyzer)
         self.retention = MemoryRetentionRepository(transaction)
+        self.changes = MemoryChangeReader(transaction)
         return self
 
     def commit(self) -> None:

@@ -18,7 +18,7 @@ from .tables import file_versions, files, summaries
 
 f, v, s = files.c, file_versions.c, summaries.c
 
-_HEAD = select(f.current_version, f.bytes, f.sha256, f.created_at).where(f.id == bindparam("file_id"))
+_HEAD = select(f.path, f.current_version, f.bytes, f.sha256, f.created_at).where(f.id == bindparam("file_id"))
 _OLDEST = select(func.min(v.version)).where(v.file_id == bindparam("file_id"))
 _MOVE_VERSIONS = (
     update(file_versions)
@@ -39,12 +39,16 @@ _TAKE_HEAD = (
         sha256=bindparam("moved_sha256"),
         created_at=bindparam("moved_created_at"),
         updated_at=bindparam("now"),
+        changed=bindparam("change"),
+        born=bindparam("change"),
+        moved_from=bindparam("moved_from"),
     )
 )
 
 
-def move_heads(connection: Connection, moves: Sequence[tuple[int, int]], now: int) -> list[int]:
-    """Give each destination its source's versions, summary and head; returns the moved current versions.
+def move_heads(connection: Connection, moves: Sequence[tuple[int, int]], now: int, change: int) -> list[int]:
+    """Give each destination its source's versions (their change numbers with them), summary and head, born
+    from the path it left at `change`; returns the moved current versions.
     The sources' rows are left as they were, for the repository to bury."""
     numbers = []
     for from_id, to_id in moves:
@@ -57,6 +61,7 @@ def move_heads(connection: Connection, moves: Sequence[tuple[int, int]], now: in
         run(connection, _MOVE_SUMMARY, ids)
         number = head.current_version + shift
         moved = {"moved_version": number, "moved_bytes": head.bytes, "moved_sha256": head.sha256}
-        run(connection, _TAKE_HEAD, {**moved, "to_id": to_id, "moved_created_at": head.created_at, "now": now})
+        moved.update(moved_created_at=head.created_at, moved_from=head.path, change=change)
+        run(connection, _TAKE_HEAD, {**moved, "to_id": to_id, "now": now})
         numbers.append(number)
     return numbers

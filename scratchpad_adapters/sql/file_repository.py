@@ -30,6 +30,7 @@ from .execution import run
 from .file_ages import RECORD_COLUMNS, written_before, written_before_params
 from .file_moves import move_heads
 from .queries import forgetting, prefix_bounds, under_prefix
+from .stamps import SqlStamp
 from .tables import file_versions, files, summaries
 from .upserts import insert_ignore
 
@@ -50,12 +51,15 @@ _NEXT = (
         bytes=bindparam("new_bytes"),
         sha256=bindparam("new_sha256"),
         updated_at=bindparam("now"),
+        changed=bindparam("change"),
     )
     .returning(f.id, f.current_version)
 )
 _ADVANCE = _NEXT.where(f.current_version > 0)  # a live file
 _ADVANCE_FROM = _ADVANCE.where(f.current_version == bindparam("expected"))
-_START = _NEXT.where(f.current_version <= 0).values(created_at=bindparam("now"))  # a new row, or a tombstone
+_START = _NEXT.where(f.current_version <= 0).values(  # a new row, or a tombstone: a new life from this change
+    created_at=bindparam("now"), born=bindparam("change"), moved_from=None
+)
 _ADD_VERSION = file_versions.insert()
 _PRUNE = (
     delete(file_versions)
@@ -69,6 +73,9 @@ _REPLACE_VERSION = (
     .where(v.file_id == bindparam("the_file"), v.version == bindparam("the_version"))
     .values(content=bindparam("content"), bytes=bindparam("size"), lines=bindparam("lines"), sha256=bindparam("sha"))
 )
+_REDACTED = (
+    update(files).where(f.id == bindparam("file_id")).values(redacted=bindparam("change"), changed=bindparam("change"))
+)
 _VERSION = select(*_VERSION_INFO, v.content).where(v.file_id == bindparam("file_id"), v.version == bindparam("version"))
 _VERSIONS = select(*_VERSION_INFO).where(v.file_id == bindparam("file_id")).order_by(v.version)
 
@@ -78,7 +85,9 @@ _DELETE_SUMMARY = delete(summaries).where(s.file_id == bindparam("file_id"))
 _BURY_FILE = (
     update(files)
     .where(f.id == bindparam("file_id"))
-    .values(current_version=-f.current_version, bytes=0, sha256="", updated_at=bindparam("now"))
+    .values(
+        current_version=-f.current_version, bytes=0, sha256="", updated_at=bindparam("now"), changed=bindparam("change")
+    )
 )
 _FORGET_FILES = forgetting(  # a literal 0: the tombstones' partial index (tables.TOMBSTONE) holds them all
     files,
@@ -117,16 +126,25 @@ def _record(row: Any) -> FileRecord | None:
 
 
 class SqlFileRepository:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, stamp: SqlStamp) -> None:
         self._c = connection
+        self._stamp = stamp
 
     def get(self, agent_id: str, path: str) -> FileRecord | None:
-        return _record(run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first())
+        return self._owned(_record(run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first()))
 
-    def lock(self, agent_id: str, path: str) -> FileRecord | None:
-        return _record(run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first())
+    def lock(self, agent_id: str, path: str, *, writes: bool = True) -> FileRecord | None:
+        if writes:
+            self._stamp.number(agent_id)  # the agent's row first (stamps.py: one lock order)
+        return self._owned(_record(run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()))
+
+    def _owned(self, record: FileRecord | None) -> FileRecord | None:
+        if record is not None:
+            self._stamp.owners["file", record.id] = record.agent_id
+        return record
 
     def lock_or_create(self, agent_id: str, path: str, now: int) -> FileRecord:
+        self._stamp.number(agent_id)
         # Insert first: the callers come here for a path that advance() just found missing, or for a move's
         # destination, so the row is usually absent and a lock first would be a query for nothing.
         fresh = {"agent_id": agent_id, "path": path, "current_version": 0, "bytes": 0, "sha256": ""}
@@ -141,7 +159,7 @@ class SqlFileRepository:
 
     def advance(self, agent_id: str, path: str, head: Version, expected: int | None) -> Advance:
         params = {"agent": agent_id, "file_path": path, "new_sha256": head.sha256, "new_bytes": head.bytes,
-                  "now": head.created_at, "expected": expected}  # fmt: skip
+                  "now": head.created_at, "expected": expected, "change": self._stamp.number(agent_id)}  # fmt: skip
         if expected is None:
             del params["expected"]
         statement = _ADVANCE if expected is None else _START if expected == 0 else _ADVANCE_FROM
@@ -153,10 +171,11 @@ class SqlFileRepository:
                 return refusal
             row = run(self._c, statement, params).first()  # the row is locked now: this one decides
             assert row is not None, "a locked row that may advance does"
+        self._stamp.owners["file", row.id] = agent_id
         return Advanced(row.id, row.current_version, created=expected == 0)
 
     def add_version(self, file_id: int, version: Version) -> None:
-        values = {**vars(version), "file_id": file_id}
+        values = {**vars(version), "file_id": file_id, "change": self._stamp.of_file(file_id)}
         values["actor"] = values.pop("by")
         run(self._c, _ADD_VERSION, values)
 
@@ -178,6 +197,7 @@ class SqlFileRepository:
     def replace_content(self, file_id: int, version: Version) -> None:
         params = {"the_file": file_id, "the_version": version.version, "content": version.content}
         run(self._c, _REPLACE_VERSION, {**params, "size": version.bytes, "lines": version.lines, "sha": version.sha256})
+        run(self._c, _REDACTED, {"file_id": file_id, "change": self._stamp.of_file(file_id)})
 
     def list_all(self, after: tuple[str, str] | None, limit: int) -> list[FileRecord]:
         query = _EVERY_AGENTS_FILES if after is None else _EVERY_AGENTS_FILES_AFTER
@@ -230,14 +250,15 @@ class SqlFileRepository:
         params = {"file_id": file_id}
         gone = run(self._c, _DELETE_VERSIONS, params).scalars()
         run(self._c, _DELETE_SUMMARY, params)
-        run(self._c, _BURY_FILE, {**params, "now": now})
+        run(self._c, _BURY_FILE, {**params, "now": now, "change": self._stamp.of_file(file_id)})
         run(self._c, _FORGET_FILES, {**params, "keep": remember})
         return len(gone), sum(gone)
 
     def move(self, moves: Sequence[tuple[int, int]], now: int, remember: int) -> Sequence[int]:
-        numbers = move_heads(self._c, moves, now)
+        change = self._stamp.of_file(moves[0][0]) if moves else 0
+        numbers = move_heads(self._c, moves, now, change)
         for from_id, _ in moves:
-            run(self._c, _BURY_FILE, {"file_id": from_id, "now": now})
+            run(self._c, _BURY_FILE, {"file_id": from_id, "now": now, "change": change})
         if moves:
             run(self._c, _FORGET_FILES, {"file_id": moves[0][0], "keep": remember})
         return numbers

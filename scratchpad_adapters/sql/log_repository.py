@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, case, delete, func, select, update
 
@@ -10,6 +11,7 @@ from scratchpad_core.model import LogEntry, LogRecord
 
 from .execution import run
 from .queries import forgetting, prefix_bounds, under_prefix
+from .stamps import SqlStamp
 from .tables import log_entries, logs
 from .upserts import insert_ignore
 
@@ -27,6 +29,8 @@ _BUMP = (
         created_at=case((g.entries == 0, bindparam("now")), else_=g.created_at),  # a deleted log coming back
         bytes=g.bytes + bindparam("size"),
         updated_at=bindparam("now"),
+        changed=bindparam("change"),
+        born=case((g.entries == 0, bindparam("change")), else_=g.born),
     )
     .returning(g.id, g.last_entry_id, g.entries)
 )
@@ -51,39 +55,62 @@ _YOUNG_FROM = (
     .limit(1)
 )
 _TRIM_ENTRIES = (
-    delete(log_entries).where(e.log_id == bindparam("log_id"), e.entry_id < bindparam("below")).returning(e.bytes)
+    delete(log_entries)
+    .where(e.log_id == bindparam("log_id"), e.entry_id < bindparam("below"))
+    .returning(e.bytes, e.change)
 )
 _STORED_BELOW = select(func.count(), func.coalesce(func.sum(e.bytes), 0)).where(
     e.log_id == bindparam("log_id"), e.entry_id < bindparam("below")
 )
-_TRIM_LOG = (
+_TRIM_LOG = (  # dropped: the newest change of an entry retention dropped (a reader behind it is too old)
     update(logs)
     .where(g.id == bindparam("log_id"))
-    .values(entries=g.entries - bindparam("gone"), bytes=g.bytes - bindparam("freed"))
+    .values(
+        entries=g.entries - bindparam("gone"),
+        bytes=g.bytes - bindparam("freed"),
+        dropped=case((g.dropped > bindparam("newest"), g.dropped), else_=bindparam("newest")),
+    )
 )
 _REPLACE_ENTRY = (
     update(log_entries)
     .where(e.log_id == bindparam("the_log"), e.entry_id == bindparam("the_entry"))
-    .values(entry=bindparam("text"), bytes=bindparam("size"))
+    .values(entry=bindparam("text"), bytes=bindparam("size"), change=bindparam("stamp"))
 )
-_RESIZE_LOG = update(logs).where(g.id == bindparam("log_id")).values(bytes=g.bytes + bindparam("change"))
-_BURY_LOG = update(logs).where(g.id == bindparam("log_id")).values(entries=0, bytes=0, updated_at=bindparam("now"))
+_RESIZE_LOG = (
+    update(logs)
+    .where(g.id == bindparam("log_id"))
+    .values(bytes=g.bytes + bindparam("grown"), changed=bindparam("stamp"))
+)
+_BURY_LOG = (
+    update(logs)
+    .where(g.id == bindparam("log_id"))
+    .values(entries=0, bytes=0, updated_at=bindparam("now"), changed=bindparam("stamp"))
+)
 
 
 class SqlLogRepository:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, stamp: SqlStamp) -> None:
         self._c = connection
+        self._stamp = stamp
 
     def get(self, agent_id: str, path: str) -> LogRecord | None:
         row = run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first()
-        return None if row is None else LogRecord(**row)
+        return self._owned(row)
 
-    def lock(self, agent_id: str, path: str) -> LogRecord | None:
-        row = run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first()
-        return None if row is None else LogRecord(**row)
+    def lock(self, agent_id: str, path: str, *, writes: bool = True) -> LogRecord | None:
+        if writes:
+            self._stamp.number(agent_id)  # the agent's row first (stamps.py: one lock order)
+        return self._owned(run(self._c, _LOCK_BY_PATH, {"agent_id": agent_id, "path": path}).first())
+
+    def _owned(self, row: Any) -> LogRecord | None:
+        if row is None:
+            return None
+        self._stamp.owners["log", row.id] = row.agent_id
+        return LogRecord(**row)
 
     def append(self, agent_id: str, path: str, entry: str, size: int, now: int, by: str) -> tuple[int, int, int]:
-        params = {"agent": agent_id, "log_path": path, "size": size, "now": now}
+        change = self._stamp.number(agent_id)
+        params = {"agent": agent_id, "log_path": path, "size": size, "now": now, "change": change}
         bumped = run(self._c, _BUMP, params).first()
         if bumped is None:  # no row yet: make one (a concurrent first append may have just done so), then bump it
             fresh = {"agent_id": agent_id, "path": path, "last_entry_id": 0, "entries": 0, "bytes": 0}
@@ -94,7 +121,8 @@ class SqlLogRepository:
             )
             bumped = run(self._c, _BUMP, params).one()
         row = {"log_id": bumped.id, "entry_id": bumped.last_entry_id, "entry": entry, "bytes": size}
-        run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by})
+        self._stamp.owners["log", bumped.id] = agent_id
+        run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by, "change": change})
         return bumped.id, bumped.last_entry_id, bumped.entries
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:
@@ -109,7 +137,7 @@ class SqlLogRepository:
 
     def delete(self, log_id: int, now: int, remember: int) -> tuple[int, int]:
         gone = run(self._c, _DELETE_ENTRIES, {"log_id": log_id}).scalars()
-        run(self._c, _BURY_LOG, {"log_id": log_id, "now": now})
+        run(self._c, _BURY_LOG, {"log_id": log_id, "now": now, "stamp": self._stamp.of_log(log_id)})
         run(self._c, _FORGET_LOGS, {"log_id": log_id, "keep": remember})
         return len(gone), sum(gone)
 
@@ -122,11 +150,15 @@ class SqlLogRepository:
         return int(count), int(size)
 
     def trim(self, log_id: int, below: int) -> tuple[int, int]:
-        gone = run(self._c, _TRIM_ENTRIES, {"log_id": log_id, "below": below}).scalars()
-        if gone:
-            run(self._c, _TRIM_LOG, {"log_id": log_id, "gone": len(gone), "freed": sum(gone)})
-        return len(gone), sum(gone)
+        rows = run(self._c, _TRIM_ENTRIES, {"log_id": log_id, "below": below}).values
+        freed = sum(size for size, _ in rows)
+        if rows:
+            newest = max(change for _, change in rows)
+            run(self._c, _TRIM_LOG, {"log_id": log_id, "gone": len(rows), "freed": freed, "newest": newest})
+        return len(rows), freed
 
     def replace_entry(self, log_id: int, entry_id: int, text: str, size: int, old_size: int) -> None:
-        run(self._c, _REPLACE_ENTRY, {"the_log": log_id, "the_entry": entry_id, "text": text, "size": size})
-        run(self._c, _RESIZE_LOG, {"log_id": log_id, "change": size - old_size})
+        stamp = self._stamp.of_log(log_id)
+        params = {"the_log": log_id, "the_entry": entry_id, "text": text, "size": size, "stamp": stamp}
+        run(self._c, _REPLACE_ENTRY, params)
+        run(self._c, _RESIZE_LOG, {"log_id": log_id, "grown": size - old_size, "stamp": stamp})

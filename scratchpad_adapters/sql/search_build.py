@@ -15,6 +15,7 @@ from scratchpad_core.usecases.indexer import index_file, index_log
 from ..stemming import default_analyzer
 from .log_repository import SqlLogRepository
 from .search_index import SqlSearchIndex
+from .stamps import SqlStamp
 from .tables import file_versions, files, logs
 
 BATCH = 50  # files read at once (each up to 1 MiB)
@@ -37,7 +38,7 @@ def build(
     """Index every live file and log of these agents (None: of every agent); returns how many were indexed
     (markers=False: for migration 0008, before the rows had the index's markers)."""
     index = SqlSearchIndex(connection, default_analyzer(), markers=markers)
-    entries = SqlLogRepository(connection)
+    entries = SqlLogRepository(connection, SqlStamp(connection))
     file_query = (
         select(f.id, f.agent_id, f.current_version, v.content)
         .join(file_versions, and_(v.file_id == f.id, v.version == f.current_version))

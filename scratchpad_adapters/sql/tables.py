@@ -64,6 +64,8 @@ agents = Table(
     Column("bytes", BigInteger, nullable=False),
     Column("operations", BigInteger, nullable=False),
     Column("bytes_saved", BigInteger, nullable=False),
+    # The agent's last change number (read_changes; migration 0014): a write bumps it first, under this row's lock
+    Column("changes", BigInteger, nullable=False, server_default="0"),
 )
 
 files = Table(
@@ -80,7 +82,14 @@ files = Table(
     # The version the word-search index reflects (0: none): a write changes current_version only, so the file
     # is pending until a search or the background pass indexes it (scratchpad_core.usecases.indexer).
     Column("indexed_version", Integer, nullable=False, server_default="0"),
+    # Change numbers (agents.changes; migration 0014): the last change, the one that began the path's current
+    # life (a creation, or a move here from moved_from), and the last redaction.
+    Column("changed", BigInteger, nullable=False, server_default="0"),
+    Column("born", BigInteger, nullable=False, server_default="0"),
+    Column("redacted", BigInteger, nullable=False, server_default="0"),
+    Column("moved_from", Path, nullable=True),
     UniqueConstraint("agent_id", "path", name="uq_files_agent_id_path"),
+    Index("ix_files_agent_id_changed", "agent_id", "changed"),
     Index("ix_files_agent_id_updated_at", "agent_id", "updated_at"),  # expired files (migration 0012)
     # Deleted paths (tombstones: minus the last version), for forgetting the oldest without a scan of the live files
     Index("ix_files_tombstones", "agent_id", "updated_at", sqlite_where=TOMBSTONE, postgresql_where=TOMBSTONE),
@@ -98,6 +107,7 @@ file_versions = Table(
     Column("sha256", String(64), nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("actor", Actor, nullable=False, server_default=UNKNOWN),  # who made it (scratchpad_core.actors)
+    Column("change", BigInteger, nullable=False, server_default="0"),  # the change that made it
 )
 
 logs = Table(
@@ -114,7 +124,12 @@ logs = Table(
     # The last entry and the number of entries the index holds: pending while they are not the live ones.
     Column("indexed_last", Integer, nullable=False, server_default="0"),
     Column("indexed_entries", Integer, nullable=False, server_default="0"),
+    # Change numbers: the last change, the one that began the log's current life, the newest retention dropped
+    Column("changed", BigInteger, nullable=False, server_default="0"),
+    Column("born", BigInteger, nullable=False, server_default="0"),
+    Column("dropped", BigInteger, nullable=False, server_default="0"),
     UniqueConstraint("agent_id", "path", name="uq_logs_agent_id_path"),
+    Index("ix_logs_agent_id_changed", "agent_id", "changed"),
     Index("ix_logs_unindexed", "agent_id", sqlite_where=LOGS_PENDING, postgresql_where=LOGS_PENDING),
 )
 
@@ -127,6 +142,7 @@ log_entries = Table(
     Column("bytes", Integer, nullable=False),
     Column("created_at", Millis, nullable=False),
     Column("actor", Actor, nullable=False, server_default=UNKNOWN),  # who appended it
+    Column("change", BigInteger, nullable=False, server_default="0"),  # the change that appended (or redacted) it
 )
 
 summaries = Table(

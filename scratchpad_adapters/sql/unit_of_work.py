@@ -10,6 +10,7 @@ from sqlalchemy import Connection, Engine, RootTransaction, exc
 from scratchpad_core.words import Analyzer
 
 from ..stemming import default_analyzer
+from .change_reader import SqlChangeReader
 from .engine import snapshot
 from .errors import classify
 from .file_repository import SqlFileRepository
@@ -18,6 +19,7 @@ from .log_repository import SqlLogRepository
 from .request_repository import SqlRequestRepository
 from .retention_repository import SqlRetentionRepository
 from .search_index import SqlSearchIndex
+from .stamps import SqlStamp
 from .summary_repository import SqlSummaryRepository
 from .turns import WriterTurns
 from .usage_repository import SqlUsageRepository
@@ -32,6 +34,7 @@ class SqlUnitOfWork:
     requests: SqlRequestRepository
     retention: SqlRetentionRepository
     index: SqlSearchIndex
+    changes: SqlChangeReader
 
     def __init__(
         self,
@@ -75,13 +78,15 @@ class SqlUnitOfWork:
                 raise (classify(error) or error) from error
             raise
         self._connection = connection
-        self.files = SqlFileRepository(connection)
-        self.logs = SqlLogRepository(connection)
+        stamp = SqlStamp(connection)
+        self.files = SqlFileRepository(connection, stamp)
+        self.logs = SqlLogRepository(connection, stamp)
         self.summaries = SqlSummaryRepository(connection)
         self.usage = SqlUsageRepository(connection)
         self.requests = SqlRequestRepository(connection)
         self.index = SqlSearchIndex(connection, self._analyzer)
         self.retention = SqlRetentionRepository(connection)
+        self.changes = SqlChangeReader(connection)
         return self
 
     def commit(self) -> None:

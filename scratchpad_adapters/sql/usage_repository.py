@@ -16,9 +16,9 @@ from .tables import agents
 from .upserts import insert_ignore
 
 a = agents.c
-_GET = select(agents).where(a.agent_id == bindparam("agent_id"))
+_GET = select(a.agent_id, *(a[name] for name in COUNTERS)).where(a.agent_id == bindparam("agent_id"))
 _LOCK = _GET.with_for_update()
-_PAGE = select(agents).order_by(a.agent_id).limit(bindparam("limit"))
+_PAGE = select(a.agent_id, *(a[name] for name in COUNTERS)).order_by(a.agent_id).limit(bindparam("limit"))
 _PAGE_AFTER = _PAGE.where(a.agent_id > bindparam("after"))
 
 

@@ -102,10 +102,11 @@ def catch_up(uow: UnitOfWork, agent_id: str, limit: int = CATCH_UP_BATCH) -> int
     many it took (fewer than `limit`: the backlog is empty now, but for what was written meanwhile)."""
     files, logs = uow.index.lagging(agent_id, limit)
     logs = logs[: max(0, limit - len(files))]
-    # Every row locked first, in path order (one lock order: files, then logs, then the index's statistics);
+    # Every row locked first, in path order (one lock order: files, then logs, then the index's statistics),
+    # taking no change number (the content stays as it is);
     # another catch-up that took a row first has indexed it: its state is read after the lock.
-    file_rows = [(file_id, uow.files.lock(agent_id, path)) for file_id, path in sorted(files, key=_by_path) if path]
-    log_rows = [(log_id, uow.logs.lock(agent_id, path)) for log_id, path in sorted(logs, key=_by_path) if path]
+    file_rows = [(i, uow.files.lock(agent_id, path, writes=False)) for i, path in sorted(files, key=_by_path) if path]
+    log_rows = [(i, uow.logs.lock(agent_id, path, writes=False)) for i, path in sorted(logs, key=_by_path) if path]
     with uow.index.batch(agent_id):
         for file_id, record in file_rows:
             if record is None or record.id != file_id or record.current_version <= 0:

@@ -60,11 +60,12 @@ def command_line() -> Root:
 
     if len(root.commands) == 1:
         from . import admin, inspection, keys
+        from .changes import changes
         from .redaction import redact  # and `db scrub`
         from .retention import retention  # and `db prune`
         from .web import web
 
-        for command in (*admin.COMMANDS, keys.keys, retention, redact, web, *inspection.COMMANDS):
+        for command in (*admin.COMMANDS, keys.keys, retention, redact, web, *inspection.COMMANDS, changes):
             root.add_command(command)
     return root
 

@@ -40,6 +40,9 @@ CLI = Words(
         "old_str": "the text to replace",
         "new_str": "the new text",
         "request_id": "request id",
+        "since": "--since",
+        "prefix": "--prefix",
+        "max_bytes": "the reply's size",
     },
     switched_on={"exact": "--exact", "regex": "--regex"},
     steps={
@@ -56,6 +59,7 @@ CLI = Words(
         "replace_every": "replace every occurrence",
         "read_lines": _command("cat --agent {agent} {path} --lines FIRST:LAST", "prints them"),
         "earlier_call": "an earlier call",
+        "continue_changes": "pass the cursor the last `changes` printed, unchanged (or leave --since out)",
     },
 )
 

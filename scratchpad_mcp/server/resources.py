@@ -43,6 +43,7 @@ Page = tuple[list[tuple[str, FileInfo]], str | None]  # (agent_id, file) pairs, 
 SCHEME = "scratchpad://"
 KEYED_PREFIX = f"{SCHEME}files/"  # + path
 AGENT_TEMPLATE = f"{SCHEME}agents/{{agent_id}}/files/{{path}}"
+CHANGES_TEMPLATE = f"{SCHEME}agents/{{agent_id}}/changes"  # read: the current read_changes cursor (issue 31)
 PAGE = 100  # resources per resources/list page
 TTL_MS = 0  # a file may change at any moment: a listing or a read is stale at once (cacheScope "private")
 MIME_TYPES = {".md": "text/markdown", ".markdown": "text/markdown", ".jsonl": "application/jsonl"}
@@ -70,6 +71,21 @@ class FileUris:
         if self.keyed and agent_id == own:
             return f"{KEYED_PREFIX}{path}"
         return f"{SCHEME}agents/{agent_id}/files/{path}"
+
+    @staticmethod
+    def changes_of(agent_id: str) -> str:
+        return f"{SCHEME}agents/{agent_id}/changes"
+
+    @staticmethod
+    def changes_agent(uri: str) -> str | None:
+        """The agent whose changes a URI names (CHANGES_TEMPLATE), or None: it names none."""
+        agent_id = uri.removeprefix(f"{SCHEME}agents/").removesuffix("/changes")
+        if not uri.startswith(f"{SCHEME}agents/") or not uri.endswith("/changes") or "/" in agent_id:
+            return None
+        try:
+            return check_agent_id(agent_id)
+        except ScratchpadError:
+            return None
 
     def parse(self, uri: str) -> tuple[str | None, str]:
         """(agent_id, path) of the file a URI names (agent_id None: the key's own agent); raises InvalidUri."""
@@ -168,12 +184,24 @@ class FileResources:
                     description="The current text of a file of an agent your key has a grant on.",
                 )
             )
+        templates.append(
+            ResourceTemplate(
+                uri_template=CHANGES_TEMPLATE,
+                name="changes",
+                description="The agent's read_changes cursor; subscribe to hear when anything of it changes.",
+            )
+        )
         return ListResourceTemplatesResult(resource_templates=templates, ttl_ms=3_600_000, cache_scope="private")
 
     async def read_resource(
         self, _ctx: ServerRequestContext[Any], params: ReadResourceRequestParams
     ) -> ReadResourceResult:
         uri = str(params.uri)
+        changes_agent = self.uris.changes_agent(uri)
+        if changes_agent is not None:
+            cursor = await self._access("resources/read", self._store.changes_cursor, agent_id=changes_agent, uri=uri)
+            contents = TextResourceContents(uri=uri, text=cursor, mime_type="text/plain")
+            return ReadResourceResult(contents=[contents], ttl_ms=TTL_MS, cache_scope="private")
         try:
             agent_id, path = self.uris.parse(uri)
         except InvalidUri as error:

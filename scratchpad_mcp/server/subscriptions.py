@@ -195,7 +195,11 @@ class FileSubscriptions:
         return agent, (token.client_id if token else agent)
 
     def _check(self, uri: str) -> tuple[str | None, str]:
-        """The (agent_id, path) a URI names (agent_id None: the key's own agent), or the protocol's refusal."""
+        """The (agent_id, path) a URI names (agent_id None: the key's own agent; path "": the agent's changes), or
+        the protocol's refusal."""
+        changes_agent = self._uris.changes_agent(uri)
+        if changes_agent is not None:
+            return changes_agent, ""
         try:
             return self._uris.parse(uri)
         except InvalidUri as error:
@@ -204,16 +208,20 @@ class FileSubscriptions:
     def _tell(self, change: FileChange) -> None:
         """On the event loop: tell each stream and subscription that hears of the change's file."""
         uri = self._uris.of(change.agent_id, change.path)
+        changes = self._uris.changes_of(change.agent_id)  # the agent's changes resource hears of every change
         for own, agents, listener in list(self._streams.values()):
             if agents is None or change.agent_id in agents:
-                listener(ResourceUpdated(uri=self._uris.of(change.agent_id, change.path, own=own)))
+                if change.path:
+                    listener(ResourceUpdated(uri=self._uris.of(change.agent_id, change.path, own=own)))
+                listener(ResourceUpdated(uri=changes))
                 if change.lists_change:
                     listener(ResourcesListChanged())
         for connection, uris in list(self._subscribed.items()):
-            if uri in uris:  # sent on the connection's own channel; dropped if the client went away
-                task = asyncio.get_running_loop().create_task(connection.send_resource_updated(uri))
-                self._sending.add(task)
-                task.add_done_callback(self._sending.discard)
+            for told in (uri, changes) if change.path else (changes,):
+                if told in uris:  # sent on the connection's own channel; dropped if the client went away
+                    task = asyncio.get_running_loop().create_task(connection.send_resource_updated(told))
+                    self._sending.add(task)
+                    task.add_done_callback(self._sending.discard)
 
     def add_stream(
         self, agent: str | None, agents: frozenset[str] | None, listener: StreamListener

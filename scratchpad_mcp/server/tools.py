@@ -1,4 +1,4 @@
-"""The 15 MCP tools: what a model reads about each (arguments, description, hints) and the use case it runs."""
+"""The 16 MCP tools: what a model reads about each (arguments, description, hints) and the use case it runs."""
 
 # No `from __future__ import annotations` here: the SDK reads these annotations at run time,
 # and the argument types below are chosen per server (agent_id is optional with API keys).
@@ -22,8 +22,10 @@ from scratchpad_core.bounds import (
 from scratchpad_core.diffing import DEFAULT_CONTEXT
 from scratchpad_core.limits import Limits, byte_size
 from scratchpad_core.service import Scratchpad
+from scratchpad_core.usecases.catchup import ChangesPage
 from scratchpad_core.usecases.reads import DEFAULT_FORMAT, DiffFormat
 
+from . import changes_tool
 from .calls import UseCase
 
 Builder = TypeVar("Builder", bound=Callable[..., UseCase[Any]])
@@ -52,10 +54,8 @@ DESTROY = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempoten
 REMOTE_READ = ToolAnnotations(read_only_hint=True, open_world_hint=True)
 
 PathArg = Annotated[str, Field(description="e.g. notes/plan.md")]
-PrefixArg = Annotated[str | None, Field(description="Only paths starting with this.")]
-ExpectedArg = Annotated[
-    int | None, Field(description="Refuse unless at this version (0: must not exist); omit: no check.")
-]
+PrefixArg = Annotated[str | None, Field(description="Paths starting with this.")]
+ExpectedArg = Annotated[int | None, Field(description="Refuse unless at this version (0: must not exist).")]
 SnippetArg = Annotated[bool, Field(description="Also return the changed lines.")]
 RequestIdArg = Annotated[str | None, Field(description="Same on retry: no redo.")]
 
@@ -98,8 +98,7 @@ def register_tools(
         expected_version: ExpectedArg = None,
         request_id: RequestIdArg = None,
     ) -> UseCase[r.WriteResult]:
-        """Store a whole file as its next version ({max_versions} kept). To change part of one, use edit_file
-        or insert_lines."""
+        """Store a whole file as its next version ({max_versions} kept). For a part: edit_file or insert_lines."""
         return lambda a: store.write_file(a, path, content, expected_version, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=READ)
@@ -117,8 +116,7 @@ def register_tools(
         start_line: Annotated[int | None, Field(description="First line of a slice (1-based, default 1).")] = None,
         max_lines: Annotated[int | None, Field(description="Lines in the slice; omit: to the end.")] = None,
     ) -> UseCase[r.ReadResult]:
-        """Read a file, a slice or an older version; with since_version only the changes (cheapest:
-        format=compact)."""
+        """Read a file, a slice or an old version; since_version: only changes (cheapest: format=compact)."""
         return lambda a: store.read_file(
             a, path, since_version, context=context, format=format, version=version,
             start_line=start_line, max_lines=max_lines, max_bytes=max_read_bytes,
@@ -176,7 +174,7 @@ def register_tools(
     def delete_file(
         agent_id: AgentArg, path: PathArg, expected_version: ExpectedArg = None, request_id: RequestIdArg = None
     ) -> UseCase[r.DeleteResult]:
-        """Delete a file and its versions (not a log at the same path)."""
+        """Delete a file and its versions (not a log at its path)."""
         return lambda a: store.delete_file(a, path, expected_version, request_id=request_id, actor=actor())
 
     @mcp.tool(annotations=READ)
@@ -199,7 +197,7 @@ def register_tools(
         regex: Annotated[bool, Field(description="RE2 pattern.")] = False,
         case_sensitive: Annotated[bool, Field(description="exact/regex: match case.")] = False,
     ) -> UseCase[r.SearchResult]:
-        """Passages of your files and logs with query's words, best first; exact/regex: lines, then log entries."""
+        """Passages of files and logs with query's words, best first; exact/regex: lines, then entries."""
         return lambda a: store.search_files(
             a, query, prefix, max_results=max_results, exact=exact, regex=regex, case_sensitive=case_sensitive
         )
@@ -240,6 +238,16 @@ def register_tools(
     def summarize_file(agent_id: ReadAgentArg, path: PathArg) -> UseCase[r.SummaryResult]:
         """Cached summary of a file over {summary_chars} characters."""
         return lambda a: store.summarize_file(a, path)
+
+    @mcp.tool(annotations=READ)
+    def read_changes(
+        agent_id: ReadAgentArg,
+        since: Annotated[str | None, Field(description="Last cursor; omit: all.")] = None,
+        prefix: PrefixArg = None,
+        max_bytes: Annotated[int | None, Field(description="Page size.")] = None,
+    ) -> UseCase[ChangesPage]:
+        """File and log changes since a cursor: compact diffs, new entries; has_more: call again."""
+        return changes_tool.read_changes(store, since, prefix, max_bytes, max_read_bytes)
 
     @mcp.tool(annotations=READ)
     def get_usage_stats(agent_id: ReadAgentArg) -> UseCase[r.UsageStats]:

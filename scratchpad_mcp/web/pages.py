@@ -31,6 +31,7 @@ T = TypeVar("T")
 STATUS = {NotFound: 404, AccessDenied: 403, InvalidInput: 400}
 HEADINGS = {404: "Not found", 403: "Not yours to see", 400: "Not understood"}
 SEARCH_PAGE = 20  # results a search page shows; ten pages reach MAX_SEARCH_RESULTS
+RECENT, PAGE_BYTES = 20, 40_000  # an agent page's recent changes: the last 20 change numbers, newest first
 
 
 class Pages:
@@ -96,9 +97,12 @@ class Pages:
             usage = self.seen(viewer, agent_id)
             files = self._store.list_files(agent_id, limit=reading.FILES_PAGE, cursor=cursor)
             logs = self._store.list_logs(agent_id)
+            recent = self._store.read_changes(
+                agent_id, self._store.changes_cursor(agent_id, RECENT), max_bytes=PAGE_BYTES
+            )
             return {"agent": agent_id, "rows": reading.tree(files.files), "files": files, "logs": logs.logs,
-                    "quotas": reading.quota_use(usage, self._store),
-                    "rules": self._store.list_retention(agent_id)}  # fmt: skip
+                    "quotas": reading.quota_use(usage, self._store), "rules": self._store.list_retention(agent_id),
+                    "changes": list(reversed(recent.items))}  # fmt: skip
 
         return await self.page(request, "agent.html", build)
 

@@ -24,6 +24,9 @@ WEB = Words(
         "old_str": "the text to replace",
         "new_str": "the new text",
         "request_id": "request id",
+        "since": "changes link",
+        "prefix": "folder",
+        "max_bytes": "page size",
     },
     switched_on={"exact": "a search with exact ticked", "regex": "a search with regex ticked"},
     steps={
@@ -40,6 +43,7 @@ WEB = Words(
         "replace_every": "replace every occurrence",
         "read_lines": "the file's page shows its lines",
         "earlier_call": "an earlier call",
+        "continue_changes": "open the agent's page again for its recent changes",
     },
 )
 

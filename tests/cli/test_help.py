@@ -13,7 +13,7 @@ COMMANDS = [
     ["export"], ["import"], ["redact"],
     *(["keys", name] for name in ("create", "list", "grant", "ungrant", "revoke")),
     ["serve"], ["web"],
-    *([name] for name in ("agents", "files", "cat", "versions", "diff", "logs", "log", "search", "stats")),
+    *([name] for name in ("agents", "files", "cat", "versions", "diff", "logs", "log", "search", "stats", "changes")),
 ]  # fmt: skip
 
 
@@ -23,7 +23,7 @@ def test_the_root_help_lists_every_command_by_section(capsys: pytest.CaptureFixt
     assert shown.startswith("usage: scratchpad-mcp [OPTIONS] [COMMAND] [ARGS]...")
     commands, inspection = shown.split("Inspection commands (read-only):")
     assert "\nCommands:\n" in commands
-    for name in ("agents", "files", "cat", "versions", "diff", "logs", "log", "search", "stats"):
+    for name in ("agents", "files", "cat", "versions", "diff", "logs", "log", "search", "stats", "changes"):
         assert f"\n  {name} " in inspection and f"\n  {name} " not in commands
     for name in ("db", "export", "import", "keys", "serve"):
         assert f"\n  {name} " in commands

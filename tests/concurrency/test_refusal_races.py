@@ -54,21 +54,32 @@ def commit_between(
 def test_a_write_refused_as_unchanged_goes_ahead_when_another_commits_meanwhile(
     make_store: StoreFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Since read_changes (issue 31) a write takes its agent's change number first, holding the agent's counters
+    row to its commit: another writer of the agent now waits for this one instead of committing in between, and
+    goes ahead after it."""
     store, other = make_store(), make_store()
     store.write_file("a", "f.md", "A")
+    waiting: list[threading.Thread] = []
+
+    def other_writes() -> None:
+        thread = threading.Thread(target=other.write_file, args=("a", "f.md", "B"))
+        thread.start()
+        waiting.append(thread)
+
     fired = commit_between(
         monkeypatch,
         file_repository,
         lambda statement, rows: statement is file_repository._ADVANCE and rows.rowcount == 0,
-        lambda: other.write_file("a", "f.md", "B"),
+        other_writes,
     )
 
-    written = store.write_file("a", "f.md", "A")  # identical to v1 when it started; v2 is "B" when it locks
+    written = store.write_file("a", "f.md", "A")  # identical to v1: unchanged; the other writer waited meanwhile
+    waiting[0].join()
 
     assert fired == [1]
-    assert (written.version, written.unchanged) == (3, None)
-    assert store.read_file("a", "f.md").content == "A"
-    assert [v.version for v in store.list_versions("a", "f.md").versions] == [1, 2, 3]
+    assert (written.version, written.unchanged) == (1, True)
+    assert store.read_file("a", "f.md").content == "B"
+    assert [v.version for v in store.list_versions("a", "f.md").versions] == [1, 2]
 
 
 def test_a_quota_refusal_is_decided_on_the_counters_as_they_stand(

@@ -34,6 +34,17 @@ def stdio(db: Path, handler: Any = None, mode: str = "auto") -> Client:
     return Client(params, mode=mode, message_handler=handler)
 
 
+def updates_into(updated: list[str]) -> Any:
+    """A client message handler that notes the URI of each resource-updated notification (2025-11-25)."""
+
+    async def handler(message: Any) -> None:
+        params = getattr(getattr(message, "root", message), "params", None)
+        if type(message).__name__ == "ResourceUpdatedNotification" and params is not None:
+            updated.append(params.uri)
+
+    return handler
+
+
 async def events_within(subscription: AsyncIterator[ServerEvent], seconds: float) -> list[ServerEvent]:
     heard: list[ServerEvent] = []
     with anyio.move_on_after(seconds):
@@ -80,12 +91,7 @@ async def test_stdio_listen_hears_the_subscribed_file_and_the_listing(tmp_path: 
 async def test_stdio_resources_subscribe_on_the_2025_revision(tmp_path: Path) -> None:
     plan = "scratchpad://agents/bot/files/plan.md"
     updated: list[str] = []
-
-    async def handler(message: Any) -> None:
-        params = getattr(getattr(message, "root", message), "params", None)
-        if type(message).__name__ == "ResourceUpdatedNotification" and params is not None:
-            updated.append(params.uri)
-
+    handler = updates_into(updated)
     with anyio.fail_after(TEST_TIMEOUT), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # subscribe_resource is deprecated at 2026-07-28: this is the older revision
         async with stdio(tmp_path / "s.db", handler, mode="legacy") as client:
@@ -162,6 +168,7 @@ async def test_a_write_on_one_replica_reaches_a_listener_on_the_other(team: Team
             assert [t.uri_template for t in templates.resource_templates] == [
                 "scratchpad://files/{path}",
                 "scratchpad://agents/{agent_id}/files/{path}",  # an agent the key has a grant on
+                "scratchpad://agents/{agent_id}/changes",  # read_changes' cursor (issue 31)
             ]
 
 

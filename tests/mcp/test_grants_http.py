@@ -47,6 +47,7 @@ READS: dict[str, dict[str, Any]] = {
     "read_log": {"path": "findings.log"},
     "list_logs": {},
     "get_usage_stats": {},
+    "read_changes": {},
 }
 
 
@@ -274,4 +275,5 @@ async def test_resources_page_over_the_own_agent_then_every_readable_one(team: D
         assert [t.uri_template for t in templates] == [
             "scratchpad://files/{path}",
             "scratchpad://agents/{agent_id}/files/{path}",
+            "scratchpad://agents/{agent_id}/changes",
         ]

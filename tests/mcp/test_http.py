@@ -63,7 +63,7 @@ async def test_tools_over_http(http_server: Server) -> None:
             httpx2.AsyncClient() as http,
             Client(streamable_http_client(http_server.mcp_url, http_client=http)) as client,
         ):
-            assert len((await client.list_tools()).tools) == 15
+            assert len((await client.list_tools()).tools) == 16
             assert await ok(client, "write_file", {**A, "path": "h.md", "content": "one\ntwo\n"}) == {
                 "path": "h.md",
                 "version": 1,

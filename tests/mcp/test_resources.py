@@ -85,7 +85,10 @@ async def test_a_file_reads_as_its_current_text(connected: Client, store: Scratc
 
 async def test_the_template_names_any_agents_file(connected: Client) -> None:
     templates = (await connected.list_resource_templates()).resource_templates
-    assert [t.uri_template for t in templates] == ["scratchpad://agents/{agent_id}/files/{path}"]
+    assert [t.uri_template for t in templates] == [
+        "scratchpad://agents/{agent_id}/files/{path}",
+        "scratchpad://agents/{agent_id}/changes",  # read_changes' cursor (issue 31)
+    ]
 
 
 @pytest.mark.parametrize(

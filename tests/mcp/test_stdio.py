@@ -54,7 +54,7 @@ async def write_and_diff(client: Any) -> None:
 async def test_console_script_with_client(tmp_path: Path) -> None:
     with anyio.fail_after(START_TIMEOUT):
         async with Client(params(tmp_path)) as client:
-            assert len((await client.list_tools()).tools) == 15
+            assert len((await client.list_tools()).tools) == 16
             await write_and_diff(client)
     assert (tmp_path / "s.db").is_file()
 
@@ -96,7 +96,7 @@ def test_only_json_rpc_on_stdout_and_the_log_on_stderr(tmp_path: Path) -> None:
         assert init["result"]["serverInfo"]["name"] == "scratchpad"
         server.notify("notifications/initialized")
         listed = server.request(2, "tools/list", {})
-        assert len(listed["result"]["tools"]) == 15
+        assert len(listed["result"]["tools"]) == 16
         called = server.request(
             3, "tools/call", {"name": "write_file", "arguments": {**A, "path": "p", "content": "x"}}
         )

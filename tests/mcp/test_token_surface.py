@@ -24,8 +24,9 @@ A = {"agent_id": "a"}
 # additionalProperties, empty descriptions, no defaults) is already 4,944 B before a word is written.
 # This bound keeps the surface from growing back. request_id on the 7 writing tools (issue 12) measured +497 B
 # (7,860 -> 8,357 B with `uv run python -m bench.definitions`), read_log's show_by (issue 11) +87 B (8,444 B):
-# the budget grows by that, rounded up.
-DEFINITIONS_BUDGET = 8_450
+# the budget grows by that, rounded up. read_changes (issue 31) may take it to 8,800 B at most: its 485 B were
+# paid for by shorter words elsewhere (expected_version's, prefix's and four descriptions).
+DEFINITIONS_BUDGET = 8_800
 INSTRUCTIONS_BUDGET = 600
 
 # Valid arguments for every tool, on a store where notes.md (2 versions) and run.log exist.
@@ -45,6 +46,7 @@ CALLS: dict[str, dict[str, Any]] = {
     "delete_log": {"path": "run.log"},
     "summarize_file": {"path": "notes.md"},
     "get_usage_stats": {},
+    "read_changes": {},
 }
 
 

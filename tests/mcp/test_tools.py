@@ -16,6 +16,7 @@ from tests.mcp.helpers import ok
 pytestmark = pytest.mark.anyio
 
 TOOLS = {
+    "read_changes",
     "write_file",
     "read_file",
     "append_log",
@@ -33,6 +34,7 @@ TOOLS = {
     "delete_log",
 }
 READ_ONLY = {
+    "read_changes",
     "read_file",
     "read_log",
     "list_files",
@@ -71,9 +73,9 @@ async def tool_map(client: Client) -> dict[str, Tool]:
     return {tool.name: tool for tool in (await client.list_tools()).tools}
 
 
-async def test_exactly_the_fifteen_tools(client: Client) -> None:
+async def test_exactly_the_sixteen_tools(client: Client) -> None:
     tools = (await client.list_tools()).tools
-    assert len(tools) == 15
+    assert len(tools) == 16
     assert {tool.name for tool in tools} == TOOLS
 
 

@@ -211,7 +211,7 @@ def test_an_agents_key_sees_only_its_agent(site: Site, browser: Any) -> None:
 def test_an_admin_key_calls_no_tools(site: Site) -> None:
     async def call() -> str:
         async with connect(site.server.mcp_url, site.admin_key) as client:  # it initializes, and lists the tools
-            assert len((await client.list_tools()).tools) == 15
+            assert len((await client.list_tools()).tools) == 16
             return await refused(client, "list_files", {"agent_id": "anyone"})  # but every call is refused
 
     message = anyio.run(call)
@@ -348,3 +348,18 @@ def test_a_refused_search_keeps_its_box_and_says_what_to_change(site: Site, brow
     WebDriverWait(browser, WAIT).until(lambda b: "exact=1" in b.current_url)
     wait_for(browser, "#summary")
     assert "1 matching line in" in text_of(browser, "summary") and not browser.find_elements(By.ID, "error")
+
+
+def test_an_agent_page_shows_recent_changes_and_links_them(site: Site, browser: Any) -> None:
+    agent = unique("changes")
+    site.store.write_file(agent, "plan.md", "one\n")
+    site.store.append_log(agent, "findings", "slow query")
+    site.store.edit_file(agent, "plan.md", "one", "two")
+    sign_in(browser, site, site.admin_key)
+    browser.get(f"{site.ui}/a/{agent}")
+    wait_for(browser, "#changes")
+    lines = text_of(browser, "changes").splitlines()
+    assert lines == ["plan.md: created, version 2", "findings: 1 new entry"]  # newest first
+    browser.find_element(By.CSS_SELECTOR, "#changes a").click()
+    wait_for(browser, "#content")
+    assert "two" in text_of(browser, "content")

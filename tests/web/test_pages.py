@@ -265,3 +265,25 @@ def test_the_session_cookie_is_secure_over_https(
     assert ("secure" in attributes) is secure
     out = client.post("/signout", follow_redirects=False)
     assert ("secure" in [p.strip().lower() for p in out.headers["set-cookie"].split(";")]) is secure
+
+
+def recent_changes(local: TestClient, agent: str) -> list[str]:
+    """The agent page's recent changes, as text."""
+    listed = re.search(r'<ul class="changes" id="changes">(.*?)</ul>', local.get(f"/a/{agent}").text, re.S)
+    assert listed is not None
+    return [" ".join(re.sub(r"<[^>]+>", "", li).split()) for li in re.findall(r"<li>(.*?)</li>", listed[1], re.S)]
+
+
+def test_an_agent_page_shows_its_recent_changes_newest_first(backend: Backend, local: TestClient) -> None:
+    store = backend.store
+    store.write_file("bot", "plan.md", "one\n")
+    store.append_log("bot", "run.log", "started")
+    store.write_file("bot", "plan.md", "two\n")
+    store.write_file("bot", "gone.md", "x")
+    store.delete_file("bot", "gone.md")
+    # the last 20 changes: all of them, from the start (a file made and deleted in them is not news)
+    assert recent_changes(local, "bot") == ["plan.md: created, version 2", "run.log: 1 new entry"]
+    for n in range(25):
+        store.append_log("bot", "run.log", f"entry {n}")
+    store.edit_file("bot", "plan.md", "two", "three")
+    assert recent_changes(local, "bot") == ["plan.md: changed, version 2 to 3", "run.log: 19 new entries"]
