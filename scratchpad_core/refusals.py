@@ -161,6 +161,6 @@ LIBRARY = Words(
         "replace_every": "pass replace_all=true to replace every occurrence",
         "read_lines": "read_file with start_line/max_lines",
         "earlier_call": lambda facts: f"an earlier {facts['operation']} call",
-        "continue_changes": "pass the cursor a read_changes reply gave, unchanged (or omit since for a first sync)",
+        "continue_changes": "pass the cursor a read_changes reply gave, unchanged (or omit it for a first sync)",
     },
 )

@@ -79,6 +79,7 @@ MORE: dict[str, Callable[[Scratchpad], object]] = {
     "since_version": lambda s: s.read_file(A, "notes.md", since_version=9),
     "start_line": lambda s: s.read_file(A, "notes.md", start_line=5),
     "not_retained": lambda s: s.read_file(A, "notes.md", version=1),
+    "since": lambda s: s.read_changes(A, since="not-a-cursor"),
 }
 
 
@@ -174,6 +175,7 @@ def test_the_web_view_says_it_in_its_own_terms(backend: Backend, code: str) -> N
         ("regex", "with exact=true and regex=false", "with --exact instead of --regex", "tick exact and untick regex"),
         ("cursor", "Invalid cursor: pass the next_cursor", "Invalid --cursor: pass the cursor", "More link"),
         ("since_version", "Invalid since_version 9", "Invalid FROM 9", "Invalid from version 9"),
+        ("since", "a read_changes reply gave", "Invalid --since: pass the cursor the last `changes`", "agent's page"),
         ("start_line", "Invalid start_line 5: notes.md has 1 line.", "Invalid --lines 5", "Invalid start line 5"),
         (
             "not_retained",
