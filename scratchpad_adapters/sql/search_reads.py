@@ -5,10 +5,11 @@ backlog's). search_index.SqlSearchIndex adds what changes the index."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from array import array
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from sqlalchemy import BindParameter, Connection, bindparam, literal, select, text
 
@@ -42,6 +43,13 @@ _BEHIND = (  # agents with a backlog (the background pass)
     select(f.agent_id).where(FILES_PENDING).limit(bindparam("limit")),
     select(g.agent_id).where(LOGS_PENDING).limit(bindparam("limit")),
 )
+# PostgreSQL estimates a comparison of two columns (indexed_version <> current_version) to hold for almost every
+# row, so once a table is analysed it plans the backlog's probes as a scan of the whole table (with LIMIT 1: it
+# expects to stop at once) rather than the partial indexes that hold only the backlog; neither expression
+# statistics nor `= true` change that estimate. For these probes alone the scan is switched off: the partial index
+# is then the plan, whatever the table holds (tests/contract/test_search_backlog_plans.py).
+_NO_SCAN = text("SET LOCAL enable_seqscan = off")
+_SCAN_AGAIN = text("SET LOCAL enable_seqscan TO DEFAULT")
 CLAIM_KEY = 0x5C7A_0029  # "scratchpad, issue 29": the first key of the background pass's advisory locks
 _CLAIM = text(f"SELECT pg_try_advisory_xact_lock({CLAIM_KEY}, hashtext(:agent_id))")
 _TEXTS = select(sr.id, sr.text).where(sr.id.in_(IDS))
@@ -74,7 +82,20 @@ class SqlSearchReads:
         return self._analyzer
 
     def behind(self, limit: int) -> list[str]:
-        return sorted({agent for query in _BEHIND for (agent,) in run(self._c, query, {"limit": limit}).values})
+        with self._backlog_plans():
+            return sorted({agent for query in _BEHIND for (agent,) in run(self._c, query, {"limit": limit}).values})
+
+    @contextlib.contextmanager
+    def _backlog_plans(self) -> Iterator[None]:
+        """The probes inside plan on the backlog's partial indexes (see _NO_SCAN), on PostgreSQL."""
+        if self._c.dialect.name != "postgresql":
+            yield
+            return
+        self._c.execute(_NO_SCAN)
+        try:
+            yield
+        finally:
+            self._c.execute(_SCAN_AGAIN)
 
     def claim(self, agent_id: str) -> bool:
         if self._c.dialect.name != "postgresql":
@@ -85,10 +106,11 @@ class SqlSearchReads:
         self, agent_id: str, limit: int = 1
     ) -> tuple[list[tuple[int, str | None]], list[tuple[int, str | None]]]:
         params = {"agent_id": agent_id, "limit": limit}
-        return (
-            [(i, p) for i, p in run(self._c, _LAGGING_FILES, params).values],
-            [(i, p) for i, p in run(self._c, _LAGGING_LOGS, params).values],
-        )
+        with self._backlog_plans():
+            return (
+                [(i, p) for i, p in run(self._c, _LAGGING_FILES, params).values],
+                [(i, p) for i, p in run(self._c, _LAGGING_LOGS, params).values],
+            )
 
     def statistics(self, agent_id: str) -> Statistics:
         row = run(self._c, AGENT, {"agent_id": agent_id}).first()
