@@ -32,7 +32,7 @@ class RequestIdReused(InvalidInput):
     code = "request_id_reused"
 
 
-def check_request_id(request_id: str) -> str:
+def _check_request_id(request_id: str) -> str:
     if not request_id or len(request_id) > MAX_REQUEST_ID_CHARS:
         size = f"{len(request_id):,} characters" if request_id else "empty"
         raise InvalidInput(
@@ -71,7 +71,7 @@ class Request(Generic[R]):
             return None
         canonical = json.dumps([operation, arguments], sort_keys=True, separators=(",", ":"))
         fingerprint = hashlib.sha256(canonical.encode("ascii")).hexdigest()
-        return cls(agent_id, check_request_id(request_id), operation, fingerprint, result_type, caller_of(actor))
+        return cls(agent_id, _check_request_id(request_id), operation, fingerprint, result_type, caller_of(actor))
 
     def stored(self, result: R, now: int) -> StoredRequest:
         assert dataclasses.is_dataclass(result) and not isinstance(result, type)

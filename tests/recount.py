@@ -12,9 +12,17 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, func, select
 from sqlalchemy.pool import NullPool
 
-from scratchpad_adapters.sql.tables import agents, file_versions, files, log_entries, logs, retention_rules, summaries
+from scratchpad_adapters.sql.schema.tables import (
+    agents,
+    file_versions,
+    files,
+    log_entries,
+    logs,
+    retention_rules,
+    summaries,
+)
 from scratchpad_core.results import UsageStats
-from scratchpad_core.retention import FILES, RetentionRule, expired, rule_for
+from scratchpad_core.retention.rules import FILES, RetentionRule, expired, rule_for
 from scratchpad_core.service import Scratchpad
 
 

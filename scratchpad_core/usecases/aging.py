@@ -1,4 +1,4 @@
-"""Log entries past their rule's max_age read as dropped (scratchpad_core.retention.kept_from), for every reader
+"""Log entries past their rule's max_age read as dropped (scratchpad_core.retention.rules.kept_from), for every reader
 (read_log, the three kinds of search), whether or not an append or a prune has dropped them yet."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..model import LogRecord
 from ..ports import UnitOfWork
-from ..retention import LOGS, RetentionRule, age_threshold, kept_from, rule_for
+from ..retention.rules import LOGS, RetentionRule, age_threshold, kept_from, rule_for
 
 
 def seen(uow: UnitOfWork, log: LogRecord, now: int, rules: Sequence[RetentionRule] | None = None) -> LogRecord:

@@ -14,10 +14,12 @@ from sqlalchemy import Engine
 
 from scratchpad_adapters.factory import Backend, SqlBackend
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_adapters.sql import integrity, migrate, sqlite_files
-from scratchpad_adapters.sql.exporter import export
-from scratchpad_adapters.sql.importer import check_first_line, import_
-from scratchpad_adapters.sql.urls import safe_url
+from scratchpad_adapters.sql.connection import sqlite_files
+from scratchpad_adapters.sql.connection.urls import safe_url
+from scratchpad_adapters.sql.integrity import checking as integrity
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.transfer.exporter import export
+from scratchpad_adapters.sql.transfer.importer import check_first_line, import_
 from scratchpad_core.errors import InvalidInput
 
 from ..settings import Settings

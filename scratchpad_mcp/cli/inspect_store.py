@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from scratchpad_adapters.agent_directory import AgentDirectory
 from scratchpad_adapters.factory import SqlBackend
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.agent_activity import SqlAgentActivity
-from scratchpad_adapters.sql.engine import snapshot
-from scratchpad_adapters.sql.read_only import refuse_writes
-from scratchpad_adapters.sql.urls import safe_url
+from scratchpad_adapters.sql.connection.engine import snapshot
+from scratchpad_adapters.sql.connection.read_only import refuse_writes
+from scratchpad_adapters.sql.connection.urls import safe_url
+from scratchpad_adapters.sql.repositories.agent_activity import SqlAgentActivity
+from scratchpad_adapters.sql.schema import migrate
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.errors import InvalidInput, NotFound
 from scratchpad_core.paths import check_agent_id

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
-from scratchpad_adapters.sql import sqlite_files
-from scratchpad_adapters.sql.sqlite_files import SqliteFileError
-from scratchpad_adapters.sql.urls import safe_url
+from scratchpad_adapters.sql.connection import sqlite_files
+from scratchpad_adapters.sql.connection.sqlite_files import SqliteFileError
+from scratchpad_adapters.sql.connection.urls import safe_url
 from scratchpad_core.errors import ScratchpadError
 
 from ..server.log_lines import configure_logging

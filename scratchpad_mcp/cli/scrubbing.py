@@ -1,5 +1,5 @@
 """`scratchpad-mcp db scrub`: what left the store (deleted, dropped, redacted) leaves the database's files
-(scratchpad_adapters.sql.scrub). `redact` ends with the same scrub (scrubbed) and the same exit status: 1 when
+(scratchpad_adapters.sql.transfer.scrub). `redact` ends with the same scrub (scrubbed) and the same exit status: 1 when
 another process held it back."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import click
 
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_adapters.sql import sqlite_files
-from scratchpad_adapters.sql.scrub import scrub_sqlite, vacuum, vacuum_command
+from scratchpad_adapters.sql.connection import sqlite_files
+from scratchpad_adapters.sql.transfer.scrub import scrub_sqlite, vacuum, vacuum_command
 from scratchpad_core.errors import StorageBusy
 
 from ..settings import Settings

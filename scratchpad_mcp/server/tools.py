@@ -62,7 +62,7 @@ RequestIdArg = Annotated[str | None, Field(description="Same on retry: no redo."
 
 def agent_argument(required: bool, *, writes: bool = True) -> Any:
     """agent_id: the caller's namespace (stdio, no keys); with keys, the key's own agent (omitted) or one it has a
-    grant on (scratchpad_core.grants), a write grant for a writing tool."""
+    grant on (scratchpad_core.access.grants), a write grant for a writing tool."""
     if required:
         return Annotated[str, Field(description="Your namespace, e.g. my-bot")]
     granted = "one granted write" if writes else "a granted one"

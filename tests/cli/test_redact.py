@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.sqlite_files import file_of
+from scratchpad_adapters.sql.connection.sqlite_files import file_of
 from tests.cli.conftest import Done
 
 Run = Callable[..., Done]
