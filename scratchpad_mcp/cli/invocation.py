@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Protocol, TextIO
 
-from scratchpad_adapters.sql.connection.urls import safe_url
+from scratchpad_adapters.admin import safe_url
 
 from ..server.log_lines import configure_logging
 from ..settings import Settings, SettingsError

@@ -1,4 +1,4 @@
-"""What a redaction would change (scratchpad_core.usecases.redaction.redacting): the agent's files and logs it looks through
+"""What a redaction would change (usecases.redaction.redacting): the agent's files and logs it looks through
 (all, or the one at a path; their rows locked first, files then logs, unless it only reads for a dry run), and for
 each the versions or entries whose content changes, with what they become."""
 
