@@ -62,6 +62,10 @@ ROOMS: dict[str, str] = {
         "Retention's rules: what a rule is, which rule covers a path, when a version or an entry has aged out, and\n"
         "what a change of rules means. The use case is scratchpad_core.usecases.retention."
     ),
+    "scratchpad_core.redaction": (
+        "Redaction's rules: what a secret may be, the marker that replaces it, and how it is found and removed in\n"
+        "stored text (as written, and in the forms a request record stores). The use case is in usecases/redaction/."
+    ),
     "scratchpad_core.access": (
         "Who may do what: API keys (made, hashed, checked) and the grants that give a key access to spaces."
     ),
@@ -95,6 +99,7 @@ EXPLICIT: dict[str, str] = {
     "scratchpad_core.ranking": "scratchpad_core.search.ranking",
     "scratchpad_core.retention": "scratchpad_core.retention.rules",
     "scratchpad_core.retention_change": "scratchpad_core.retention.change",
+    "scratchpad_core.redaction": "scratchpad_core.redaction.rules",
     "scratchpad_core.grants": "scratchpad_core.access.grants",
     "scratchpad_core.keys": "scratchpad_core.access.keys",
     "scratchpad_core.usecases.search": "scratchpad_core.usecases.search.searching",

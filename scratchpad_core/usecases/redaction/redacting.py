@@ -1,4 +1,4 @@
-"""Redaction (scratchpad_core.redaction): remove a text from every retained version of every file and every kept
+"""Redaction (scratchpad_core.redaction.rules): remove a text from every retained version of every file and every kept
 log entry of an agent, or of one file or one log; or one version's (one entry's) whole content. A dry run says
 what would change, per version and entry, and changes nothing.
 
@@ -18,7 +18,16 @@ from ...limits import utf8_len
 from ...model import UsageDelta, Version
 from ...paths import check_agent_id
 from ...ports import UnitOfWork
-from ...redaction import Removal, Shape, check_secret, could_confirm, marker, remove_all, remove_text, stored_forms
+from ...redaction.rules import (
+    Removal,
+    Shape,
+    check_secret,
+    could_confirm,
+    marker,
+    remove_all,
+    remove_text,
+    stored_forms,
+)
 from ...results import RedactResult
 from ..base import checked
 from ..expiry import expire

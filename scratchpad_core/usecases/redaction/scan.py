@@ -11,7 +11,7 @@ from ...errors import NotFound
 from ...limits import utf8_len
 from ...model import FileRecord, LogRecord
 from ...ports import UnitOfWork
-from ...redaction import Removal, Shape
+from ...redaction.rules import Removal, Shape
 from ...results import Redacted
 from ..base import require_file
 from ..expiry import live, visible

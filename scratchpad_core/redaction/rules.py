@@ -13,9 +13,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .errors import InvalidInput
-from .limits import utf8_len
-from .model import StoredRequest
+from ..errors import InvalidInput
+from ..limits import utf8_len
+from ..model import StoredRequest
 
 MIN_SECRET_CHARS = 4  # a shorter text is in most of a store: removing it would rewrite nearly every version
 MAX_SECRET_CHARS = 10_000
