@@ -93,6 +93,34 @@ EXPLICIT: dict[str, str] = {
     "scratchpad_adapters.sql.queries": "scratchpad_adapters.sql.repositories.queries",
     "scratchpad_adapters.sql.upserts": "scratchpad_adapters.sql.repositories.upserts",
     "scratchpad_adapters.sql.agent_activity": "scratchpad_adapters.sql.repositories.agent_activity",
+    "scratchpad_adapters.sql.engine": "scratchpad_adapters.sql.connection.engine",
+    "scratchpad_adapters.sql.errors": "scratchpad_adapters.sql.connection.errors",
+    "scratchpad_adapters.sql.execution": "scratchpad_adapters.sql.connection.execution",
+    "scratchpad_adapters.sql.held": "scratchpad_adapters.sql.connection.held",
+    "scratchpad_adapters.sql.read_only": "scratchpad_adapters.sql.connection.read_only",
+    "scratchpad_adapters.sql.sqlite_files": "scratchpad_adapters.sql.connection.sqlite_files",
+    "scratchpad_adapters.sql.turns": "scratchpad_adapters.sql.connection.turns",
+    "scratchpad_adapters.sql.urls": "scratchpad_adapters.sql.connection.urls",
+    "scratchpad_adapters.sql.watchdog": "scratchpad_adapters.sql.connection.watchdog",
+    "scratchpad_adapters.sql.file_ages": "scratchpad_adapters.sql.repositories.file_ages",
+    "scratchpad_adapters.sql.file_moves": "scratchpad_adapters.sql.repositories.file_moves",
+    "scratchpad_adapters.sql.file_repository": "scratchpad_adapters.sql.repositories.file_repository",
+    "scratchpad_adapters.sql.log_repository": "scratchpad_adapters.sql.repositories.log_repository",
+    "scratchpad_adapters.sql.request_repository": "scratchpad_adapters.sql.repositories.request_repository",
+    "scratchpad_adapters.sql.retention_repository": "scratchpad_adapters.sql.repositories.retention_repository",
+    "scratchpad_adapters.sql.summary_repository": "scratchpad_adapters.sql.repositories.summary_repository",
+    "scratchpad_adapters.sql.usage_repository": "scratchpad_adapters.sql.repositories.usage_repository",
+    "scratchpad_adapters.sql.search_batch": "scratchpad_adapters.sql.search.batch",
+    "scratchpad_adapters.sql.search_build": "scratchpad_adapters.sql.search.build",
+    "scratchpad_adapters.sql.search_index": "scratchpad_adapters.sql.search.index",
+    "scratchpad_adapters.sql.search_reads": "scratchpad_adapters.sql.search.reads",
+    "scratchpad_adapters.sql.search_reterm": "scratchpad_adapters.sql.search.reterm",
+    "scratchpad_adapters.sql.search_terms": "scratchpad_adapters.sql.search.terms",
+    "scratchpad_adapters.sql.integrity_content": "scratchpad_adapters.sql.integrity.content",
+    "scratchpad_adapters.sql.integrity_counts": "scratchpad_adapters.sql.integrity.counts",
+    "scratchpad_adapters.sql.integrity_retention": "scratchpad_adapters.sql.integrity.retention",
+    "scratchpad_adapters.sql.integrity_rules": "scratchpad_adapters.sql.integrity.rules",
+    "scratchpad_adapters.sql.integrity_search": "scratchpad_adapters.sql.integrity.search",
     # scratchpad_core
     "scratchpad_core.words": "scratchpad_core.search.words",
     "scratchpad_core.indexing": "scratchpad_core.search.indexing",
@@ -114,7 +142,8 @@ EXPLICIT: dict[str, str] = {
 # Modules left where they are on purpose (the sql package's top: the unit of work composes every room).
 STAYS = {"scratchpad_adapters.sql.unit_of_work"}
 
-# Prefix rules for scratchpad_adapters.sql (so modules others add under these names move too):
+# Prefix rules for scratchpad_adapters.sql, for modules others add under these names meanwhile (every module moved
+# is also listed above: a re-run must know the old names of what has moved already):
 # (regex on the module's leaf name, room, how the leaf is renamed).
 SQL = "scratchpad_adapters.sql"
 PREFIX_RULES: list[tuple[str, str, str]] = [
@@ -344,10 +373,16 @@ def _encode_tail(line: str, col: int) -> str:
 # 4: dotted names and paths in text
 
 
-def text_rewriter(moves: dict[str, str], modules: set[str]):  # type: ignore[no-untyped-def]
+def text_rewriter(moves: dict[str, str], modules: set[str], moved_now: set[str]):  # type: ignore[no-untyped-def]
+    """Dotted names and paths in text. An old module that is now a package of the same name is rewritten only in
+    the run that moves it: afterwards its name in text means the package."""
     rules: list[tuple[re.Pattern[str], str]] = []
     for old in sorted(moves, key=len, reverse=True):
         new = moves[old]
+        if old in modules and old not in moved_now:
+            old_path, new_path = old.replace(".", "/"), new.replace(".", "/")
+            rules.append((re.compile(rf"(?<![\w/.]){re.escape(old_path)}\.py\b"), f"{new_path}.py"))
+            continue
         # A following `.sub` where old.sub is now a module of the package `old` became: already rewritten.
         subs = sorted(m.rpartition(".")[2] for m in modules if m.rpartition(".")[0] == old)
         guard = f"(?!\\.(?:{'|'.join(map(re.escape, subs))})\\b)" if subs else ""
@@ -476,7 +511,7 @@ def main() -> None:
     modules = {module_of(f) for f in package_files}
     check_no_shadowing(moves, modules)
     imports = Imports(moves, modules)
-    text_of = text_rewriter(moves, modules)
+    text_of = text_rewriter(moves, modules, set(moved_now.values()))
     changed: set[Path] = set()
     for file in files:
         rel = file.relative_to(ROOT).as_posix()
