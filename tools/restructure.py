@@ -389,6 +389,10 @@ def text_rewriter(moves: dict[str, str], modules: set[str], moved_now: set[str])
         rules.append((re.compile(rf"(?<![\w.]){re.escape(old)}(?!\w){guard}"), new))
         old_path, new_path = old.replace(".", "/"), new.replace(".", "/")
         rules.append((re.compile(rf"(?<![\w/.]){re.escape(old_path)}\.py\b"), f"{new_path}.py"))
+        # A path from the module's folder, e.g. sql/engine.py -> sql/connection/engine.py.
+        folder, leaf = old.split(".")[-2:]
+        short_new = new.split(".", len(old.split(".")) - 2)[-1].replace(".", "/")
+        rules.append((re.compile(rf"(?<![\w/.]){re.escape(folder)}/{re.escape(leaf)}\.py\b"), f"{short_new}.py"))
 
     def rewrite(text: str) -> str:
         for pattern, new in rules:

@@ -1,4 +1,4 @@
-"""The SQL fast path (sql/execution.py) keeps compiled statements by identity: the adapter builds each statement
+"""The SQL fast path (sql/connection/execution.py) keeps compiled statements by identity: the adapter builds each statement
 once, and a statement built per call is refused once the bounded cache is full instead of growing it."""
 
 from __future__ import annotations
