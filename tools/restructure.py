@@ -160,6 +160,11 @@ PREFIX_RULES: list[tuple[str, str, str]] = [
 
 # Text that names a moved file's place by path rather than by module (exact, idempotent replacements).
 FIXUPS: list[tuple[str, str, str]] = [
+    (
+        "tests/setup/test_fresh_clone.py",
+        '"scratchpad_adapters" / "sql" / "migrations"',
+        '"scratchpad_adapters" / "sql" / "schema" / "migrations"',
+    ),
     ("tests/unit/test_core_is_pure.py", '"usecases/search.py"}', '"usecases/search/searching.py"}'),
     ("pyproject.toml", '"scratchpad_adapters/sql/migrations"', '"scratchpad_adapters/sql/schema/migrations"'),
     (
