@@ -1,5 +1,5 @@
-"""The SQL fast path (sql/connection/execution.py) keeps compiled statements by identity: the adapter builds each statement
-once, and a statement built per call is refused once the bounded cache is full instead of growing it."""
+"""The SQL fast path (sql/connection/execution.py) keeps compiled statements by identity: the adapter builds each
+statement once, and a statement built per call is refused once the bounded cache is full instead of growing it."""
 
 from __future__ import annotations
 
