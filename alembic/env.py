@@ -12,9 +12,9 @@ import os
 from sqlalchemy import Connection, pool
 
 from alembic import context
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.search_terms import is_engine_object
-from scratchpad_adapters.sql.tables import metadata
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema.tables import metadata
+from scratchpad_adapters.sql.search.terms import is_engine_object
 
 config = context.config
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench.common import create_database, drop_database, markdown_file, markdown_table, note_line
 from scratchpad_adapters.factory import SqlBackend, open_backend
-from scratchpad_adapters.sql.scrub import scrub_sqlite, vacuum
+from scratchpad_adapters.sql.transfer.scrub import scrub_sqlite, vacuum
 from scratchpad_core.limits import MIB, Limits
 from scratchpad_core.service import Scratchpad
 

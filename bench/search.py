@@ -34,8 +34,8 @@ from typing import Any
 from bench.common import create_database, drop_database, markdown_table
 from scratchpad_adapters import open_store
 from scratchpad_core.results import SearchResult
+from scratchpad_core.search.words import COMMON_WORDS
 from scratchpad_core.service import Scratchpad
-from scratchpad_core.words import COMMON_WORDS
 
 DEFAULT_FOLDER = Path("/work/data/locomo/data/multimodal_dialog/locomo10_v2")
 DEFAULT_POSTGRES = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"

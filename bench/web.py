@@ -32,9 +32,9 @@ from starlette.testclient import TestClient
 from bench.common import code_version, create_database, drop_database, markdown_lines, markdown_table
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import open_backend
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.importer import import_
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.transfer.importer import import_
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.limits import MIB, Limits
 from scratchpad_mcp.web.app import build_web_app

@@ -12,8 +12,8 @@ from typing import TypedDict, Unpack
 from platformdirs import user_data_dir
 from sqlalchemy import Engine, text
 
+from scratchpad_core.access.keys import ApiKeys
 from scratchpad_core.changes import ChangeFeed
-from scratchpad_core.keys import ApiKeys
 from scratchpad_core.limits import Limits
 from scratchpad_core.ports import Clock, RateLimiter, Summarizer, UnitOfWorkFactory
 from scratchpad_core.service import Scratchpad
@@ -24,13 +24,14 @@ from .anthropic_summarizer import AnthropicSummarizer
 from .changes import MemoryChangeFeed, PostgresChangeFeed, SqliteChangeFeed
 from .memory import MemoryDatabase, MemoryKeyStore, MemoryRateLimiter, MemoryUnitOfWork, is_memory_url
 from .regex_engine import BoundedRegexEngine
-from .sql import migrate, sqlite_files
-from .sql.engine import make_engine
-from .sql.held import HeldConnection
-from .sql.keys import SqlKeyStore, SqlRateLimiter
-from .sql.turns import WriterTurns
+from .sql.connection import sqlite_files
+from .sql.connection.engine import make_engine
+from .sql.connection.held import HeldConnection
+from .sql.connection.turns import WriterTurns
+from .sql.connection.watchdog import watched
+from .sql.repositories.keys import SqlKeyStore, SqlRateLimiter
+from .sql.schema import migrate
 from .sql.unit_of_work import SqlUnitOfWork
-from .sql.watchdog import watched
 from .stemming import default_analyzer
 from .timeouts import CALL_TIMEOUT_S, LOCK_TIMEOUT_MS
 

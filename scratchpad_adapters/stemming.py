@@ -1,4 +1,4 @@
-"""English Snowball stemming for word search (scratchpad_core.words.Stemmer), with PyStemmer (C, ~1 µs a word).
+"""English Snowball stemming for word search (scratchpad_core.search.words.Stemmer), with PyStemmer (C, ~1 µs a word).
 
 A Stemmer object of PyStemmer is not safe to share between threads: each thread gets its own (each keeps a
 cache of the words it has stemmed).
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import Stemmer
 
-from scratchpad_core.words import Analyzer
+from scratchpad_core.search.words import Analyzer
 
 CACHE_WORDS = 20_000  # stems each thread remembers
 

@@ -21,7 +21,7 @@ class Edit:
     replacements: int = 1
 
 
-def newline_of(content: str) -> str | None:
+def _newline_of(content: str) -> str | None:
     """The file's line ending, judged by its first line: '\\r\\n', '\\n', or None when it has no line break yet."""
     end = content.find("\n")
     if end < 0:
@@ -29,7 +29,7 @@ def newline_of(content: str) -> str | None:
     return "\r\n" if end > 0 and content[end - 1] == "\r" else "\n"
 
 
-def with_newline(text: str, newline: str | None) -> str:
+def _with_newline(text: str, newline: str | None) -> str:
     """Text given the file's line endings, so that an edit never leaves a file with mixed ones."""
     if newline == "\r\n":
         return re.sub(r"(?<!\r)\n", "\r\n", text)
@@ -43,7 +43,7 @@ def replace(content: str, old: str, new: str, replace_all: bool = False) -> Edit
         raise InvalidInput.said(
             "Invalid {argument}: it must not be empty. To add text, {do.insert_lines}.", argument="old_str"
         )
-    new = with_newline(new, newline_of(content) or newline_of(new))
+    new = _with_newline(new, _newline_of(content) or _newline_of(new))
     if old == new:
         raise InvalidInput.said(
             "Invalid edit: {arg.old_str} and {arg.new_str} are identical, so there is nothing to change."
@@ -83,8 +83,8 @@ def insert(content: str, line: int, text: str) -> Edit:
             f"Invalid line {line}: the file has {count}; use 0 for the top, "
             f"1..{len(lines)} to insert after that line, or -1 for the end."
         )
-    newline = newline_of(content) or newline_of(text) or "\n"  # the file's, or for a file without one the text's
-    text = with_newline(text, newline)
+    newline = _newline_of(content) or _newline_of(text) or "\n"  # the file's, or for a file without one the text's
+    text = _with_newline(text, newline)
     added = split_keepends(text)
     if not added[-1].endswith("\n"):
         added[-1] += newline

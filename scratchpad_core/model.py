@@ -204,7 +204,7 @@ Advance = Advanced | NotAdvanced
 
 @dataclass(frozen=True)
 class FileSlots:
-    """A file's index record (scratchpad_core.indexing): its owner id, the version indexed and the slots."""
+    """A file's index record (scratchpad_core.search.indexing): its owner id, the version indexed and the slots."""
 
     owner: int
     version: int

@@ -11,8 +11,7 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from .catchup import ChangedFile, ChangedLog
-from .indexing import IndexRow, Part, Statistics
+from .changes.catchup import ChangedFile, ChangedLog
 from .limits import Limits
 from .model import (
     Advance,
@@ -30,11 +29,12 @@ from .model import (
     Version,
     VersionInfo,
 )
+from .search.indexing import IndexRow, Part, Statistics
 
 if TYPE_CHECKING:
     from .quotas import Breach
-    from .retention import RetentionRule
-    from .words import Analyzer
+    from .retention.rules import RetentionRule
+    from .search.words import Analyzer
 
 
 class FileRepository(Protocol):
@@ -264,7 +264,7 @@ class SearchReader(Protocol):
 
 
 class SearchIndex(SearchReader, Protocol):
-    """The word-search index (scratchpad_core.indexing): its rows, each file's slots and version, each log's
+    """The word-search index (scratchpad_core.search.indexing): its rows, each file's slots and version, each log's
     indexed entries, and each agent's Statistics; and on each file and log, a marker of what the index holds of
     it, kept by every change here, so that a write that changes content leaves it in the agent's backlog
     (`lagging`: files whose indexed version is not their current one; logs whose indexed entries are not their

@@ -8,10 +8,10 @@ from .usecases.catalog import Catalog
 from .usecases.catchup import ChangeReading
 from .usecases.logs import Logs
 from .usecases.reads import FileReads
-from .usecases.redaction import Redaction
+from .usecases.redaction.redacting import Redaction
 from .usecases.renames import Renames
 from .usecases.retention import Retention
-from .usecases.search import Search
+from .usecases.search.searching import Search
 from .usecases.summaries import Summaries
 from .usecases.usage import UsageReport
 from .usecases.writes import FileWrites

@@ -21,9 +21,9 @@ from sqlalchemy.engine import make_url
 
 from bench.common import create_database, drop_database
 from scratchpad_adapters import memory, open_store
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.tables import metadata
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.schema.tables import metadata
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
 

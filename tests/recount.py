@@ -12,9 +12,17 @@ from typing import Any
 from sqlalchemy import Engine, create_engine, func, select
 from sqlalchemy.pool import NullPool
 
-from scratchpad_adapters.sql.tables import agents, file_versions, files, log_entries, logs, retention_rules, summaries
+from scratchpad_adapters.sql.schema.tables import (
+    agents,
+    file_versions,
+    files,
+    log_entries,
+    logs,
+    retention_rules,
+    summaries,
+)
 from scratchpad_core.results import UsageStats
-from scratchpad_core.retention import FILES, RetentionRule, expired, rule_for
+from scratchpad_core.retention.rules import FILES, RetentionRule, expired, rule_for
 from scratchpad_core.service import Scratchpad
 
 
@@ -111,42 +119,34 @@ class SqlRecounter(Recounter):
     def snapshot(self, agent_id: str) -> Snapshot:
         f, v, g, e, a = files.c, file_versions.c, logs.c, log_entries.c, agents.c
         with self.engine.connect() as c:
+
+            def rows(query: Any) -> list[tuple[Any, ...]]:
+                return [tuple(r) for r in c.execute(query)]
+
             return {
-                "agents": [tuple(r) for r in c.execute(select(agents).where(a.agent_id == agent_id))],
-                "files": [
-                    tuple(r)
-                    for r in c.execute(
-                        select(f.path, f.current_version, f.bytes, f.sha256, f.created_at, f.updated_at)
-                        .where(f.agent_id == agent_id)
-                        .order_by(f.path)
-                    )
-                ],
-                "file_versions": [
-                    tuple(r)
-                    for r in c.execute(
-                        select(f.path, v.version, v.content, v.bytes, v.lines, v.sha256, v.created_at)
-                        .select_from(file_versions.join(files, v.file_id == f.id))
-                        .where(f.agent_id == agent_id)
-                        .order_by(f.path, v.version)
-                    )
-                ],
-                "logs": [
-                    tuple(r)
-                    for r in c.execute(
-                        select(g.path, g.last_entry_id, g.entries, g.bytes, g.created_at, g.updated_at)
-                        .where(g.agent_id == agent_id)
-                        .order_by(g.path)
-                    )
-                ],
-                "log_entries": [
-                    tuple(r)
-                    for r in c.execute(
-                        select(g.path, e.entry_id, e.entry, e.bytes, e.created_at)
-                        .select_from(log_entries.join(logs, e.log_id == g.id))
-                        .where(g.agent_id == agent_id)
-                        .order_by(g.path, e.entry_id)
-                    )
-                ],
+                "agents": rows(select(agents).where(a.agent_id == agent_id)),
+                "files": rows(
+                    select(f.path, f.current_version, f.bytes, f.sha256, f.created_at, f.updated_at)
+                    .where(f.agent_id == agent_id)
+                    .order_by(f.path)
+                ),
+                "file_versions": rows(
+                    select(f.path, v.version, v.content, v.bytes, v.lines, v.sha256, v.created_at)
+                    .select_from(file_versions.join(files, v.file_id == f.id))
+                    .where(f.agent_id == agent_id)
+                    .order_by(f.path, v.version)
+                ),
+                "logs": rows(
+                    select(g.path, g.last_entry_id, g.entries, g.bytes, g.created_at, g.updated_at)
+                    .where(g.agent_id == agent_id)
+                    .order_by(g.path)
+                ),
+                "log_entries": rows(
+                    select(g.path, e.entry_id, e.entry, e.bytes, e.created_at)
+                    .select_from(log_entries.join(logs, e.log_id == g.id))
+                    .where(g.agent_id == agent_id)
+                    .order_by(g.path, e.entry_id)
+                ),
                 "summaries": self._summaries(c, agent_id),
             }
 

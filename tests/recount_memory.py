@@ -9,7 +9,7 @@ from typing import Any
 from scratchpad_adapters import memory
 from scratchpad_adapters.memory.database import Tables
 from scratchpad_core.model import FileRecord, LogRecord
-from scratchpad_core.retention import FILES
+from scratchpad_core.retention.rules import FILES
 from tests.recount import Counts, Recounter, Snapshot
 
 

@@ -3,7 +3,7 @@ existing store, built here in batches (a line on stderr as it goes: a large stor
 
 A replica still running the previous release keeps writing without touching the index; a search finds what it
 left behind (a file whose index record is not at its current version, a log whose indexed entries are not its
-live ones) and catches up first (scratchpad_adapters.sql.search_index: lagging).
+live ones) and catches up first (scratchpad_adapters.sql.search.index: lagging).
 
 Revision ID: 0008
 Revises: 0007
@@ -25,7 +25,8 @@ TABLES = ("search_rows", "search_logs", "search_files", "search_agents")
 
 
 def upgrade() -> None:
-    from scratchpad_adapters.sql import search_build, search_terms
+    from scratchpad_adapters.sql.search import build as search_build
+    from scratchpad_adapters.sql.search import terms as search_terms
 
     bind = op.get_bind()
     postgres = bind.dialect.name == "postgresql"
@@ -74,7 +75,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    from scratchpad_adapters.sql import search_terms
+    from scratchpad_adapters.sql.search import terms as search_terms
 
     if op.get_bind().dialect.name != "postgresql":
         for statement in search_terms.SQLITE_DROP:

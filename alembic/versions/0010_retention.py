@@ -1,4 +1,4 @@
-"""Retention rules (scratchpad_core.retention): per agent, its logs or files under a path prefix.
+"""Retention rules (scratchpad_core.retention.rules): per agent, its logs or files under a path prefix.
 
 Revision ID: 0010
 Revises: 0009

@@ -1,4 +1,4 @@
-"""`_` separates words in word search (scratchpad_core.words: runs of letters and digits): the index rows whose
+"""`_` separates words in word search (scratchpad_core.search.words: runs of letters and digits): the index rows whose
 text holds `_` get their terms anew (sk_live_4242 was one term, it is sk, live and 4242), with their agents'
 statistics; SQLite's FTS5 index follows through the triggers. Rows without `_` are not rewritten.
 
@@ -18,7 +18,7 @@ depends_on = None
 
 
 def upgrade() -> None:
-    from scratchpad_adapters.sql import search_reterm
+    from scratchpad_adapters.sql.search import reterm as search_reterm
 
     search_reterm.reterm(op.get_bind())
 

@@ -1,7 +1,7 @@
 """Expired files counted nowhere (issue 28): an index on each agent's files by their last write, and one on its
 deleted paths.
 
-A files rule (scratchpad_core.retention) expires a file max_age after its last write. Usage (get_usage_stats,
+A files rule (scratchpad_core.retention.rules) expires a file max_age after its last write. Usage (get_usage_stats,
 the command line, the web view), a write that meets a quota and a prune find an agent's expired files by a
 range scan of the first index, whatever the number of files the agent holds. Deleting them (as delete_file
 does) forgets the oldest deleted paths beyond those remembered: the second, partial, index holds only deleted

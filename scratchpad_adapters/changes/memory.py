@@ -49,7 +49,7 @@ def changes(before: dict[int, FileRecord], after: dict[int, FileRecord]) -> Iter
         if new is not None:
             same_row = old is not None and not moved
             change = change_of(new.agent_id, new.path, same_row and live(old), live(new))
-            if change is not None and (old is None or moved or not same_file(old, new)):
+            if change is not None and (old is None or moved or not _same_file(old, new)):
                 yield change
 
 
@@ -58,5 +58,5 @@ def live(row: FileRecord | None) -> bool:
     return row is not None and row.current_version > 0
 
 
-def same_file(old: FileRecord, new: FileRecord) -> bool:
+def _same_file(old: FileRecord, new: FileRecord) -> bool:
     return old.current_version == new.current_version and old.sha256 == new.sha256

@@ -1,8 +1,8 @@
-"""What read_changes reads, on the in-memory tables (scratchpad_core.catchup)."""
+"""What read_changes reads, on the in-memory tables (scratchpad_core.changes.catchup)."""
 
 from __future__ import annotations
 
-from scratchpad_core.catchup import ChangedFile, ChangedLog
+from scratchpad_core.changes.catchup import ChangedFile, ChangedLog
 from scratchpad_core.model import LogEntry
 
 from .database import Transaction

@@ -15,10 +15,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from scratchpad_core.access.keys import ApiKey
 from scratchpad_core.errors import StorageError
-from scratchpad_core.keys import ApiKey
 from scratchpad_core.model import FileRecord, LogRecord, StoredRequest, Usage, Version
-from scratchpad_core.retention import RetentionRule
+from scratchpad_core.retention.rules import RetentionRule
 
 from .search_tables import SearchTables
 from .stamps import Stamps

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 
-from scratchpad_core.grants import Grant
-from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey
+from scratchpad_core.access.grants import Grant
+from scratchpad_core.access.keys import TOUCH_EVERY_MS, ApiKey
 from scratchpad_core.rates import TokenBucket
 
 from .database import MemoryDatabase

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scratchpad_core.retention import RetentionRule
+from scratchpad_core.retention.rules import RetentionRule
 
 from .database import Transaction
 

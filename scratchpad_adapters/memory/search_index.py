@@ -9,9 +9,9 @@ import dataclasses
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 
-from scratchpad_core.indexing import IndexRow, Part, Statistics, document
 from scratchpad_core.model import FileSlots, Posting
-from scratchpad_core.words import Analyzer
+from scratchpad_core.search.indexing import IndexRow, Part, Statistics, document
+from scratchpad_core.search.words import Analyzer
 
 from .database import Transaction
 from .search_tables import FileRecordRow, SearchRow, SearchTables

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from scratchpad_core.indexing import MAX_TF, Statistics
+from scratchpad_core.search.indexing import MAX_TF, Statistics
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Change numbers on the in-memory tables, as migration 0014 keeps them in SQL (scratchpad_core.catchup)."""
+"""Change numbers on the in-memory tables, as migration 0014 keeps them in SQL (scratchpad_core.changes.catchup)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import TracebackType
 
 from scratchpad_core.errors import StorageBusy
-from scratchpad_core.words import Analyzer
+from scratchpad_core.search.words import Analyzer
 
 from ..stemming import default_analyzer
 from ..timeouts import LOCK_TIMEOUT_MS

@@ -7,23 +7,23 @@ from types import TracebackType
 
 from sqlalchemy import Connection, Engine, RootTransaction, exc
 
-from scratchpad_core.words import Analyzer
+from scratchpad_core.search.words import Analyzer
 
 from ..stemming import default_analyzer
-from .change_reader import SqlChangeReader
-from .engine import snapshot
-from .errors import classify
-from .file_repository import SqlFileRepository
-from .held import HeldConnection
-from .log_repository import SqlLogRepository
-from .request_repository import SqlRequestRepository
-from .retention_repository import SqlRetentionRepository
-from .search_index import SqlSearchIndex
-from .stamps import SqlStamp
-from .summary_repository import SqlSummaryRepository
-from .turns import WriterTurns
-from .usage_repository import SqlUsageRepository
-from .watchdog import watched
+from .connection.engine import snapshot
+from .connection.errors import classify
+from .connection.held import HeldConnection
+from .connection.turns import WriterTurns
+from .connection.watchdog import watched
+from .repositories.change_reader import SqlChangeReader
+from .repositories.file_repository import SqlFileRepository
+from .repositories.log_repository import SqlLogRepository
+from .repositories.request_repository import SqlRequestRepository
+from .repositories.retention_repository import SqlRetentionRepository
+from .repositories.stamps import SqlStamp
+from .repositories.summary_repository import SqlSummaryRepository
+from .repositories.usage_repository import SqlUsageRepository
+from .search.index import SqlSearchIndex
 
 
 class SqlUnitOfWork:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from ..limits import Limits
 from ..model import LogRecord, Usage, UsageDelta
 from ..ports import UnitOfWork
-from ..retention import LOGS, RetentionRule, age_threshold, kept_from, rule_for
+from ..retention.rules import LOGS, RetentionRule, age_threshold, kept_from, rule_for
 
 
 def seen(uow: UnitOfWork, log: LogRecord, now: int, rules: Sequence[RetentionRule] | None = None) -> LogRecord:

@@ -1,5 +1,5 @@
 """read_changes: every file and log an agent changed after a cursor, one item per path, in the order the
-changes happened (the cursor and why it never skips or repeats a change: scratchpad_core.catchup)."""
+changes happened (the cursor and why it never skips or repeats a change: scratchpad_core.changes.catchup)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import hunks
-from ..catchup import DEFAULT_MAX_BYTES, ChangedFile, ChangedLog, Cursor, Position
+from ..changes.catchup import DEFAULT_MAX_BYTES, ChangedFile, ChangedLog, Cursor, Position
 from ..errors import InvalidInput
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
-from ..retention import FILES, RetentionRule, age_threshold, expired, rule_for
+from ..retention.rules import FILES, RetentionRule, age_threshold, expired, rule_for
 from .base import UseCaseBase
 
 Item = dict[str, Any]
@@ -166,7 +166,7 @@ def _expired(path: str) -> Item:
     return {"path": path, "deleted": True, "expired": True}
 
 
-def size_of(item: Item) -> int:
+def _size_of(item: Item) -> int:
     return len(json.dumps(item, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
 
 
@@ -179,7 +179,7 @@ def page(
     for position, item in items:
         if after is not None and position <= after:
             continue
-        size = size_of(item) + 1
+        size = _size_of(item) + 1
         if taken and used + size > max_bytes:
             return taken, True
         taken.append((position, item))
@@ -187,7 +187,7 @@ def page(
     return taken, False
 
 
-def check_max_bytes(max_bytes: int | None) -> int:
+def _check_max_bytes(max_bytes: int | None) -> int:
     if max_bytes is None:
         return DEFAULT_MAX_BYTES
     if max_bytes < 1:
@@ -206,7 +206,7 @@ class ChangeReading(UseCaseBase):
         read bound, or 40,000 B); pass the reply's cursor as `since` next time."""
         agent_id = check_agent_id(agent_id)
         prefix = check_prefix(prefix)
-        bound = check_max_bytes(max_bytes)
+        bound = _check_max_bytes(max_bytes)
         cursor = Cursor(-1, 0) if since is None else Cursor.decode(since)
 
         def work(uow: UnitOfWork) -> ChangesPage:

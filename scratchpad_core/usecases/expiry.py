@@ -1,4 +1,4 @@
-"""Expiring files (scratchpad_core.retention, a files rule): an expired file reads as deleted everywhere (a
+"""Expiring files (scratchpad_core.retention.rules, a files rule): an expired file reads as deleted everywhere (a
 reader filters it out), and a write that meets it deletes it first, as delete_file does, so its path remembers
 its number and the next version carries on; `prune` deletes the rest, a bounded batch at a time.
 
@@ -15,7 +15,7 @@ from collections.abc import Callable
 from ..limits import Limits
 from ..model import FileRecord, LogRecord, Usage, UsageDelta
 from ..ports import UnitOfWork
-from ..retention import FILES, RetentionRule, age_threshold, expired, nested, rule_for
+from ..retention.rules import FILES, RetentionRule, age_threshold, expired, nested, rule_for
 from .aging import aged_logs, drop
 
 Visible = Callable[[str, int], bool]  # (path, updated_at) -> not expired

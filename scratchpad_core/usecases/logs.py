@@ -10,7 +10,7 @@ from ..model import UsageDelta
 from ..paths import check_agent_id, check_prefix
 from ..ports import UnitOfWork
 from ..results import AppendResult, DeleteLogResult, LogInfo, LogListing, LogPage
-from ..retention import LOGS, rule_for
+from ..retention.rules import LOGS, rule_for
 from ..retries import Request
 from .aging import seen, seen_logs
 from .base import UseCaseBase, checked

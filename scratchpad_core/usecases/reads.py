@@ -6,13 +6,14 @@ import dataclasses
 import json
 from typing import Literal, get_args
 
-from .. import diffing, hunks, redaction
+from .. import diffing, hunks
 from ..bounds import MAX_LIST_LIMIT, check_range
 from ..errors import InvalidInput, NotFound, StorageBusy
 from ..limits import utf8_len
 from ..model import FileRecord, UsageDelta, Version
 from ..paths import check_agent_id, check_cursor, check_prefix
 from ..ports import UnitOfWork
+from ..redaction import rules as redaction
 from ..results import FileListing, ReadResult, VersionList
 from ..text import split_keepends
 from .base import UseCaseBase, checked, require_file

@@ -1,4 +1,4 @@
-"""Retention (scratchpad_core.retention): set, list and clear rules; trim a log in the transaction of an append
+"""Retention (scratchpad_core.retention.rules): set, list and clear rules; trim a log in the transaction of an append
 that goes past its rule; prune what rules by age have left behind (`db prune`)."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from ..model import UsageDelta
 from ..paths import check_agent_id
 from ..ports import UnitOfWork
 from ..results import PruneResult
-from ..retention import (
+from ..retention.change import rule_change
+from ..retention.rules import (
     DROP_BATCH,
     FILES,
     LOGS,
@@ -22,8 +23,7 @@ from ..retention import (
     make_rule,
     rule_for,
 )
-from ..retention import target as rule_target
-from ..retention_change import rule_change
+from ..retention.rules import target as rule_target
 from .base import UseCaseBase
 from .expiry import due, expire, live
 

@@ -11,7 +11,7 @@ from ..model import Usage
 from ..paths import check_agent_id
 from ..ports import UnitOfWork
 from ..results import Quota, UsageStats
-from ..retention import FILES, RetentionRule
+from ..retention.rules import FILES, RetentionRule
 from .aging import aged_usage
 from .base import UseCaseBase
 from .expiry import visible_usage

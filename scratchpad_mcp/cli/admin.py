@@ -12,12 +12,10 @@ from typing import IO
 import click
 from sqlalchemy import Engine
 
+from scratchpad_adapters import admin as sql_admin
+from scratchpad_adapters.admin import check_first_line, export, import_, safe_url
 from scratchpad_adapters.factory import Backend, SqlBackend
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_adapters.sql import integrity, migrate, sqlite_files
-from scratchpad_adapters.sql.exporter import export
-from scratchpad_adapters.sql.importer import check_first_line, import_
-from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_core.errors import InvalidInput
 
 from ..settings import Settings
@@ -36,7 +34,7 @@ def db() -> None:
 def upgrade(invocation: Invocation) -> int:
     """Apply pending migrations (the server also does this at start)."""
     with opened_engine(invocation.begin()) as engine:
-        migrate.upgrade(engine)
+        sql_admin.upgrade(engine)
         return _show_revision(engine)
 
 
@@ -62,7 +60,7 @@ def downgrade(invocation: Invocation, revision: str) -> int:
     if not revision.strip():
         raise InvalidInput("Invalid revision: name one, e.g. `db downgrade base` (see `db current`).")
     with opened_engine(settings) as engine:
-        migrate.downgrade(engine, revision)
+        sql_admin.downgrade(engine, revision)
         return _show_revision(engine)
 
 
@@ -74,13 +72,13 @@ def check_command(invocation: Invocation, agent: str | None) -> int:
     settings = invocation.begin()
     require_existing(settings.database_url)
     with opened_engine(settings) as engine:
-        current, head = migrate.current_revision(engine), migrate.head_revision()
+        current, head = sql_admin.current_revision(engine), sql_admin.head_revision()
         if current != head:
             raise InvalidInput(
                 f"{safe_url(settings.database_url)} is at revision {current or 'empty (no schema)'}, and `db check` "
                 f"reads the schema at head {head}: check the database URL, or run `db upgrade` first."
             )
-        report = integrity.check(engine, settings.limits, agent)
+        report = sql_admin.check(engine, settings.limits, agent)
     for line in report.lines():
         print(line)
     return 0 if report.ok else 1
@@ -95,7 +93,7 @@ def export_command(invocation: Invocation, agent: str | None, output: str | None
     settings = invocation.begin()
     require_existing(settings.database_url)
     with opened_engine(settings) as engine:
-        if migrate.current_revision(engine) is None:
+        if sql_admin.current_revision(engine) is None:
             raise InvalidInput(
                 f"{safe_url(settings.database_url)} holds no scratchpad data (no schema). Check the database URL."
             )
@@ -118,7 +116,7 @@ def import_command(invocation: Invocation, source: str, replace: bool) -> int:
         first = handle.readline()
         check_first_line(first)  # input that is no export (or no file) creates no database
         with opened_engine(settings) as engine:
-            migrate.upgrade(engine)
+            sql_admin.upgrade(engine)
             lines = itertools.chain([first], handle)
             import_(engine, lines, replace=replace, progress=progress, limits=settings.limits)
     return 0
@@ -165,17 +163,17 @@ def in_memory(url: str, commands: str) -> InvalidInput:
 
 def require_existing(url: str) -> None:
     """Reading from a SQLite file that is not there is a typo, not a new, empty database."""
-    file = sqlite_files.file_of(url)  # None for another database, or a URL make_engine will explain
+    file = sql_admin.file_of(url)  # None for another database, or a URL make_engine will explain
     if file is not None and not file.exists():
-        cause = sqlite_files.problem(file)  # e.g. its directory is missing too
+        cause = sql_admin.problem(file)  # e.g. its directory is missing too
         raise InvalidInput(f"There is no database file at {file}{f' ({cause})' if cause else ''}. Check the path.")
 
 
 def _show_revision(engine: Engine) -> int:
-    current, head = migrate.current_revision(engine), migrate.head_revision()
+    current, head = sql_admin.current_revision(engine), sql_admin.head_revision()
     if current == head:
         state = "at head"
-    elif current is not None and not migrate.is_known(current):
+    elif current is not None and not sql_admin.is_known(current):
         state = f"unknown to this scratchpad-mcp, whose head is {head}: a newer version made it; upgrade scratchpad-mcp"
     else:
         state = f"behind head {head}; run `uv run scratchpad-mcp db upgrade`"

@@ -7,9 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from scratchpad_adapters.admin import file_of, safe_url
 from scratchpad_adapters.factory import sqlite_url
-from scratchpad_adapters.sql.sqlite_files import file_of
-from scratchpad_adapters.sql.urls import safe_url
 
 from ..settings import Settings, SettingsError
 

@@ -8,14 +8,11 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from scratchpad_adapters import admin
+from scratchpad_adapters.admin import SqlAgentActivity, safe_url
 from scratchpad_adapters.agent_directory import AgentDirectory
 from scratchpad_adapters.factory import SqlBackend
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.agent_activity import SqlAgentActivity
-from scratchpad_adapters.sql.engine import snapshot
-from scratchpad_adapters.sql.read_only import refuse_writes
-from scratchpad_adapters.sql.urls import safe_url
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.errors import InvalidInput, NotFound
 from scratchpad_core.paths import check_agent_id
@@ -63,9 +60,8 @@ def inspecting(invocation: Invocation) -> Iterator[Inspection]:
     backend = open_configured(settings, upgrade=False)
     try:
         assert isinstance(backend, SqlBackend), "every URL but memory:// opens a SQL backend"
-        refuse_writes(backend.engine)  # before its first connection
-        with backend.engine.connect() as connection, snapshot(connection).begin():
-            _check_schema(url, migrate.revision_on(connection))
+        admin.open_read_only(backend.engine)  # before its first connection
+        _check_schema(url, admin.schema_revision(backend.engine))
         store = viewing_store(backend)
         yield Inspection(store, AgentDirectory(store), SqlAgentActivity(backend.engine))
     finally:
@@ -73,12 +69,12 @@ def inspecting(invocation: Invocation) -> Iterator[Inspection]:
 
 
 def _check_schema(url: str, current: str | None) -> None:
-    head = migrate.head_revision()
+    head = admin.head_revision()
     if current == head:
         return
     if current is None:
         raise InvalidInput(f"{safe_url(url)} holds no scratchpad data (no schema). Check the database URL.")
-    if not migrate.is_known(current):
+    if not admin.is_known(current):
         raise InvalidInput(
             f"The schema of {safe_url(url)} is at {current}, unknown to this scratchpad-mcp (head {head}): "
             "a newer version made it; inspect it with that version."

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Protocol, TextIO
 
-from scratchpad_adapters.sql.urls import safe_url
+from scratchpad_adapters.admin import safe_url
 
 from ..server.log_lines import configure_logging
 from ..settings import Settings, SettingsError

@@ -1,5 +1,5 @@
 """`scratchpad-mcp keys ...`: create, list and revoke the API keys that bind HTTP callers to agents, and grant
-them other agents' namespaces (agent teams: scratchpad_core.grants)."""
+them other agents' namespaces (agent teams: scratchpad_core.access.grants)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import click
 
-from scratchpad_core.grants import Access, Grant, parse_grant
-from scratchpad_core.keys import TOUCH_EVERY_MS, ApiKey, ApiKeys
+from scratchpad_core.access.grants import Access, Grant, parse_grant
+from scratchpad_core.access.keys import TOUCH_EVERY_MS, ApiKey, ApiKeys
 
 from ..settings import Settings
 from .admin import opened_backend

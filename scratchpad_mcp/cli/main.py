@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 
-from scratchpad_adapters.sql import sqlite_files
-from scratchpad_adapters.sql.sqlite_files import SqliteFileError
-from scratchpad_adapters.sql.urls import safe_url
+from scratchpad_adapters.admin import SqliteFileError, file_of, problem, safe_url
 from scratchpad_core.errors import ScratchpadError
 
 from ..server.log_lines import configure_logging
@@ -114,8 +112,8 @@ def describe_failure(error: Exception, database: Database) -> str:
         reason = (str(error.orig).strip().splitlines() or [type(error.orig).__name__])[0]
         if isinstance(error, IntegrityError | DataError):  # the database refused what a command tried to write
             return f"the database refused the data: {reason}. Nothing was changed."
-        file = sqlite_files.file_of(database.url)
-        cause = sqlite_files.problem(file) if file is not None else None
+        file = file_of(database.url)
+        cause = problem(file) if file is not None else None
         if file is not None and cause is not None:  # "unable to open database file": say why
             return _unusable_file(file, cause, database)
         return (  # no such server, bad credentials, an unwritable SQLite file

@@ -1,5 +1,5 @@
 """`scratchpad-mcp redact`: remove a text from every file and log of an agent (or of one file or one log), or a
-version's or an entry's whole content (scratchpad_core.redaction); print, per version and entry, what it changed
+version's or an entry's whole content (scratchpad_core.redaction.rules); print, per version and entry, what it changed
 (with --dry-run: what it would change, changing nothing); then scrub the database's files as `db scrub` does."""
 
 from __future__ import annotations

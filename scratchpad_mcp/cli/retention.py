@@ -1,4 +1,4 @@
-"""`scratchpad-mcp retention ...` (set, list, clear the rules of scratchpad_core.retention) and `db prune`
+"""`scratchpad-mcp retention ...` (set, list, clear the rules of scratchpad_core.retention.rules) and `db prune`
 (apply them: entries past their age, logs far past a new rule). A rule applies from the next call on every
 replica: the servers read the rules in each append's transaction."""
 
@@ -13,9 +13,9 @@ from typing import Any
 import click
 
 from scratchpad_core.errors import NotFound
-from scratchpad_core.retention import FILES as FILES_KIND
-from scratchpad_core.retention import RetentionRule, format_duration
-from scratchpad_core.retention_change import rule_change
+from scratchpad_core.retention.change import rule_change
+from scratchpad_core.retention.rules import FILES as FILES_KIND
+from scratchpad_core.retention.rules import RetentionRule, format_duration
 from scratchpad_core.service import Scratchpad
 
 from ..settings import Settings

@@ -1,14 +1,14 @@
 """`scratchpad-mcp db scrub`: what left the store (deleted, dropped, redacted) leaves the database's files
-(scratchpad_adapters.sql.scrub). `redact` ends with the same scrub (scrubbed) and the same exit status: 1 when
+(scratchpad_adapters.admin: scrub). `redact` ends with the same scrub (scrubbed) and the same exit status: 1 when
 another process held it back."""
 
 from __future__ import annotations
 
 import click
 
+from scratchpad_adapters import admin
+from scratchpad_adapters.admin import scrub_sqlite, vacuum, vacuum_command
 from scratchpad_adapters.memory import is_memory_url
-from scratchpad_adapters.sql import sqlite_files
-from scratchpad_adapters.sql.scrub import scrub_sqlite, vacuum, vacuum_command
 from scratchpad_core.errors import StorageBusy
 
 from ..settings import Settings
@@ -37,7 +37,7 @@ def scrub(invocation: Invocation, run_vacuum: bool) -> int:
     settings = invocation.begin()
     if is_memory_url(settings.database_url):
         raise in_memory(settings.database_url, "`db scrub` works")
-    if sqlite_files.file_of(settings.database_url) is None and not run_vacuum:
+    if admin.file_of(settings.database_url) is None and not run_vacuum:
         caught_up(settings)
         click.echo(vacuum_command())  # on stdout: it may go straight to psql
         progress("PostgreSQL keeps old row versions in these tables' files, and samples of them in their statistics, "
@@ -53,7 +53,7 @@ def scrubbed(settings: Settings, *, run_vacuum: bool = False) -> None:
     """Scrub the settings' database (SQLite; PostgreSQL: say what to run, or run it); StorageBusy, which names
     what to do, when another process held it back. The caller has closed its own connections."""
     url = settings.database_url
-    file = sqlite_files.file_of(url)
+    file = admin.file_of(url)
     caught_up(settings)  # (a SQLite file that is not there: refused)
     if file is None:
         _vacuumed(settings, run_vacuum)

@@ -1,5 +1,5 @@
 """API keys over HTTP: the SDK's bearer-token support checks every request; the key names its agent, and its
-grants the other agents it may use (scratchpad_core.grants), as they are when the request comes."""
+grants the other agents it may use (scratchpad_core.access.grants), as they are when the request comes."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from scratchpad_core.access.grants import refusal, spaces
+from scratchpad_core.access.keys import ApiKeys
 from scratchpad_core.actors import UNKNOWN, key_actor
 from scratchpad_core.errors import AccessDenied, StorageError, StorageUnavailable
-from scratchpad_core.grants import refusal, spaces
-from scratchpad_core.keys import ApiKeys
 from scratchpad_core.paths import check_agent_id
 from scratchpad_core.results import Space
 
@@ -60,7 +60,7 @@ class KeyVerifier:
 
 class KeyedCaller:
     """The agent comes from the caller's key: agent_id may be omitted (the key's own agent) or name an agent the
-    key has a grant on (scratchpad_core.grants). A refusal is logged and counted as an authorization failure."""
+    key has a grant on (scratchpad_core.access.grants). A refusal is logged and counted as an authorization failure."""
 
     def __init__(self, metrics: Metrics | None = None) -> None:
         self._metrics = metrics

@@ -1,7 +1,7 @@
 """Files as MCP resources: an agent's files are listed (by cursor, metadata only) and read (the current text).
 
 With API keys a caller acts for its key's agent, and scratchpad://files/{path} names a file of that agent;
-scratchpad://agents/{agent_id}/files/{path} a file of an agent the key has a grant on (scratchpad_core.grants:
+scratchpad://agents/{agent_id}/files/{path} a file of an agent the key has a grant on (scratchpad_core.access.grants:
 listing and reading need read access), and resources/list pages over the key's own agent, then each agent it may
 read. Without keys (stdio, or HTTP with SCRATCHPAD_AUTH=none) the caller owns the store, and
 scratchpad://agents/{agent_id}/files/{path} names any agent's file.

@@ -1,7 +1,7 @@
 """Subscriptions to files: a subscriber is told when a file it subscribed to changes (and, on a listen stream that
 asked, when its agent's list of files changes), whichever process made the change: PostgreSQL tells every
 replica, SQLite and the in-memory store tell this process. A subscriber hears only of its own agent's files,
-and of the files it names of agents its key may read (scratchpad_core.grants), whichever key changed them.
+and of the files it names of agents its key may read (scratchpad_core.access.grants), whichever key changed them.
 
 Two forms: `subscriptions/listen` (protocol 2026-07-28: one stream per request, on stdio and streamable HTTP),
 and resources/subscribe (2025-11-25), which needs a session and so is offered over stdio only. A caller (a key,
@@ -35,9 +35,9 @@ from mcp.types import (
     UnsubscribeRequestParams,
 )
 
+from scratchpad_core.access.grants import refusal
 from scratchpad_core.changes import ChangeFeed, FileChange
 from scratchpad_core.errors import ScratchpadError
-from scratchpad_core.grants import refusal
 
 from .calls import CallRunner
 from .change_hub import SharedFeed

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from mcp.server.auth.provider import AccessToken
 
-from scratchpad_core.grants import Access, Grant
-from scratchpad_core.keys import ApiKey
+from scratchpad_core.access.grants import Access, Grant
+from scratchpad_core.access.keys import ApiKey
 
 READ_SCOPE = "scratchpad:read"
 WRITE_SCOPE = "scratchpad:write"

@@ -1,5 +1,6 @@
 """Who is looking: the single local user (every agent), or a person signed in with an API key (an admin key:
-every agent; an agent's key: its agent and those it has a grant on, scratchpad_core.grants; read-only, as always).
+every agent; an agent's key: its agent and those it has a grant on, scratchpad_core.access.grants; read-only, as
+always).
 
 A key becomes a session cookie holding the key's hash, an expiry and an HMAC over both, never the key
 itself. Every request checks the signature and then the key (a revoked key's session ends on its next
@@ -14,9 +15,9 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from scratchpad_core.access.grants import spaces
+from scratchpad_core.access.keys import ApiKey, ApiKeys, hash_secret
 from scratchpad_core.errors import AccessDenied
-from scratchpad_core.grants import spaces
-from scratchpad_core.keys import ApiKey, ApiKeys, hash_secret
 
 COOKIE = "scratchpad_session"
 SESSION_MS = 12 * 3600 * 1000

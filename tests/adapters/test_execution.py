@@ -1,5 +1,5 @@
-"""The SQL fast path (sql/execution.py) keeps compiled statements by identity: the adapter builds each statement
-once, and a statement built per call is refused once the bounded cache is full instead of growing it."""
+"""The SQL fast path (sql/connection/execution.py) keeps compiled statements by identity: the adapter builds each
+statement once, and a statement built per call is refused once the bounded cache is full instead of growing it."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import Engine, Executable, text
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.execution import MAX_COMPILED, STATEMENTS, StatementCache, TooManyStatements
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.connection.execution import MAX_COMPILED, STATEMENTS, StatementCache, TooManyStatements
 from scratchpad_core.bounds import SUMMARY_THRESHOLD_CHARS
 from scratchpad_core.service import Scratchpad
 from tests.conftest import SQL_ONLY, FakeSummarizer
@@ -97,7 +97,7 @@ def test_the_adapter_builds_each_statement_it_runs_once(database_url: str) -> No
 def test_the_rows_read_by_position_are_selected_in_their_records_order() -> None:
     """A listing builds FileInfos (and FileRecords), a read_log page LogEntries, from the driver's values by
     position (no dict per row): the columns selected must stay in the records' field order."""
-    from scratchpad_adapters.sql import file_repository, log_repository
+    from scratchpad_adapters.sql.repositories import file_repository, log_repository
     from scratchpad_core.model import FileInfo, FileRecord, LogEntry
 
     head = [field.name for field in dataclasses.fields(FileRecord)]

@@ -13,8 +13,8 @@ from sqlalchemy import Connection, event
 from sqlalchemy.pool import QueuePool
 
 from scratchpad_adapters.factory import SqlBackend, open_backend
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.turns import WriterTurns
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.connection.turns import WriterTurns
 from scratchpad_core.changes import FileChange
 from scratchpad_core.errors import StorageBusy, VersionConflict
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
 from scratchpad_core.service import Scratchpad
 from tests.cli.conftest import isolated_main as main
 

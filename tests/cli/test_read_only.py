@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.tables import FILES_PENDING
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema.tables import FILES_PENDING
 from scratchpad_core.errors import ScratchpadError
 from scratchpad_core.service import Scratchpad
 from scratchpad_mcp.cli.inspect_store import inspecting

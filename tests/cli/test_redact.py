@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.sqlite_files import file_of
+from scratchpad_adapters.sql.connection.sqlite_files import file_of
 from scratchpad_core.limits import Limits
 from tests.cli.conftest import Done
 

@@ -19,10 +19,10 @@ from sqlalchemy import Text, text
 
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import open_backend
-from scratchpad_adapters.sql import sqlite_files
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.scrub import vacuum_command
-from scratchpad_adapters.sql.tables import metadata
+from scratchpad_adapters.sql.connection import sqlite_files
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema.tables import metadata
+from scratchpad_adapters.sql.transfer.scrub import vacuum_command
 from scratchpad_adapters.stemming import default_analyzer
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad

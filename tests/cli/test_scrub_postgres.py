@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from scratchpad_adapters.factory import open_backend
-from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.connection.engine import make_engine
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad
 from tests.cli.conftest import Done, isolated_main

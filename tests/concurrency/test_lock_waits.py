@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import create_engine, exc, text
 
 from scratchpad_adapters import memory
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.errors import classify
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.connection.errors import classify
 from scratchpad_core.errors import StorageBusy
 from tests.conftest import StoreFactory
 

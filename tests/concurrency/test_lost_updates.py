@@ -30,8 +30,8 @@ from pathlib import Path
 import pytest
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
 from scratchpad_core.limits import Limits
 from tests.concurrency.cutting_proxy import CuttingProxy
 from tests.concurrency.lost_update_clients import AGENT, COUNTED, FIRST, STAGES, Plan, Tally, paths, run_client

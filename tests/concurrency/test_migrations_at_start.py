@@ -7,9 +7,10 @@ import multiprocessing
 import pytest
 from sqlalchemy import inspect, text
 
-from scratchpad_adapters.sql import migrate, search_terms
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.tables import metadata
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.schema.tables import metadata
+from scratchpad_adapters.sql.search import terms as search_terms
 from tests.concurrency import workers
 
 REPLICAS = 6

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Update, update
 
-from scratchpad_adapters.sql import file_repository, usage_repository
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.tables import agents
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.repositories import file_repository, usage_repository
+from scratchpad_adapters.sql.schema.tables import agents
 from scratchpad_core.limits import Limits
 from scratchpad_core.model import UsageDelta
 from tests.conftest import StoreFactory

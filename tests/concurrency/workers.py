@@ -60,8 +60,8 @@ def race_quota(url: str, barrier: Barrier, worker: int, kind: str, limits: dict[
 
 def start_replica(url: str, barrier: Barrier) -> tuple[str | None, str | None]:
     """Start as a replica does: open the database, which migrates it; return (before, after) revisions."""
-    from scratchpad_adapters.sql import migrate
-    from scratchpad_adapters.sql.engine import make_engine
+    from scratchpad_adapters.sql.connection.engine import make_engine
+    from scratchpad_adapters.sql.schema import migrate
 
     engine = make_engine(url)
     try:

@@ -11,10 +11,10 @@ import pytest
 from alembic.script import ScriptDirectory
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.exporter import export
-from scratchpad_adapters.sql.importer import import_
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.transfer.exporter import export
+from scratchpad_adapters.sql.transfer.importer import import_
 from scratchpad_core.actors import MAX_ACTOR_CHARS
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.results import LogEntryOut

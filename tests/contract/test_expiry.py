@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from scratchpad_adapters.factory import Backend
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
 from scratchpad_core.errors import NotFound, VersionConflict
 from scratchpad_core.limits import Limits
-from scratchpad_core.retention import FILES, RetentionRule
+from scratchpad_core.retention.rules import FILES, RetentionRule
 from scratchpad_core.service import Scratchpad
 from tests.conftest import SQL_ONLY
 from tests.contract.test_retries import Clock

@@ -14,11 +14,11 @@ from sqlalchemy import text
 
 from scratchpad_adapters import memory, open_store
 from scratchpad_adapters.factory import Backend, open_backend
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
-from scratchpad_adapters.sql.read_only import refuse_writes
-from scratchpad_adapters.sql.search_reads import CLAIM_KEY
-from scratchpad_adapters.sql.tables import LOGS_PENDING
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.connection.read_only import refuse_writes
+from scratchpad_adapters.sql.integrity.checking import check
+from scratchpad_adapters.sql.schema.tables import LOGS_PENDING
+from scratchpad_adapters.sql.search.reads import CLAIM_KEY
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import SearchResult

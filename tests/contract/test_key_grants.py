@@ -10,12 +10,12 @@ from sqlalchemy import insert, inspect, select, text
 
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.factory import Backend
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.tables import request_ids
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.schema.tables import request_ids
+from scratchpad_core.access.grants import Access, Grant, parse_grant
 from scratchpad_core.actors import key_actor
 from scratchpad_core.errors import InvalidInput, NotFound
-from scratchpad_core.grants import Access, Grant, parse_grant
 
 PLAN_WRITE = Grant("team-plan", Access.WRITE)
 HANDBOOK_READ = Grant("handbook", Access.READ)

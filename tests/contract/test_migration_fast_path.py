@@ -12,8 +12,8 @@ import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, text
 
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,11 +11,11 @@ from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, event, inspect, text
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.search_terms import is_engine_object, is_engine_table
-from scratchpad_adapters.sql.tables import metadata
-from scratchpad_core.keys import MAX_LABEL_CHARS
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.schema.tables import metadata
+from scratchpad_adapters.sql.search.terms import is_engine_object, is_engine_table
+from scratchpad_core.access.keys import MAX_LABEL_CHARS
 from scratchpad_core.paths import MAX_AGENT_ID_CHARS, MAX_PATH_CHARS
 from tests.conftest import FakeSummarizer
 

@@ -9,7 +9,7 @@ import pytest
 from scratchpad_adapters.factory import Backend
 from scratchpad_core.errors import InvalidInput, LimitExceeded, NotFound
 from scratchpad_core.limits import Limits
-from scratchpad_core.redaction import marker
+from scratchpad_core.redaction.rules import marker
 from scratchpad_core.results import Redacted, RedactResult
 from scratchpad_core.service import Scratchpad
 from tests.conftest import FakeSummarizer

@@ -15,7 +15,7 @@ import pytest
 
 from scratchpad_adapters.factory import Backend
 from scratchpad_core.errors import InvalidInput, NotFound, NothingToRedact, RequestIdReused
-from scratchpad_core.redaction import FILE_TEXT_CALLS, LOG_TEXT_CALLS
+from scratchpad_core.redaction.rules import FILE_TEXT_CALLS, LOG_TEXT_CALLS
 from scratchpad_core.service import Scratchpad
 from tests.contract.test_retries import WRITES
 

@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from scratchpad_adapters import memory
 from scratchpad_adapters.factory import Backend, open_backend
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.tables import request_ids
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.schema.tables import request_ids
 from scratchpad_core.errors import InvalidInput, RequestIdReused, ScratchpadError, VersionConflict
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import DeleteResult, EditResult, WriteResult

@@ -11,8 +11,8 @@ import pytest
 from sqlalchemy import Connection, Select, text
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.search_reads import _BEHIND, _LAGGING_FILES, _LAGGING_LOGS, SqlSearchReads
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.search.reads import _BEHIND, _LAGGING_FILES, _LAGGING_LOGS, SqlSearchReads
 from scratchpad_adapters.stemming import default_analyzer
 from tests.conftest import create_postgres_database, drop_postgres_database, postgres_admin_url
 

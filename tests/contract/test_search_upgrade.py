@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
 from scratchpad_core.limits import Limits
 
 PREVIOUS = "c93ce99"  # the release before word search (issue 22)

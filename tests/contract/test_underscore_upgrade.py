@@ -12,10 +12,10 @@ import pytest
 from sqlalchemy import Engine, select
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
-from scratchpad_adapters.sql.tables import search_rows
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.schema.tables import search_rows
 from scratchpad_core.limits import Limits
 from tests.contract.test_search_upgrade import release_sources, run_previous
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from scratchpad_core.errors import InvalidInput
-from scratchpad_core.indexing import PIECE_CHARS
 from scratchpad_core.results import SearchMatch, SearchResult
+from scratchpad_core.search.indexing import PIECE_CHARS
 from scratchpad_core.service import Scratchpad
 from scratchpad_core.text import MATCH_CHARS
-from scratchpad_core.usecases.passages import RARE_DOCUMENTS
+from scratchpad_core.usecases.search.passages import RARE_DOCUMENTS
 
 A, B = "agent-a", "agent-b"
 

@@ -10,7 +10,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import create_engine, select, text
 
-from scratchpad_adapters.sql.tables import api_keys
+from scratchpad_adapters.sql.schema.tables import api_keys
 from tests.deploy.conftest import (
     TEST_TIMEOUT,
     Team,

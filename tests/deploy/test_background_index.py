@@ -13,10 +13,10 @@ import pytest
 from sqlalchemy import text
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
-from scratchpad_adapters.sql.search_reads import CLAIM_KEY
-from scratchpad_adapters.sql.tables import FILES_PENDING, LOGS_PENDING
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
+from scratchpad_adapters.sql.schema.tables import FILES_PENDING, LOGS_PENDING
+from scratchpad_adapters.sql.search.reads import CLAIM_KEY
 from scratchpad_core.limits import Limits
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.deploy.conftest import json_lines

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from scratchpad_adapters import open_store
-from scratchpad_core.keys import TOUCH_EVERY_MS
+from scratchpad_core.access.keys import TOUCH_EVERY_MS
 from tests.deploy.conftest import command
 from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 

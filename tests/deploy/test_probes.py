@@ -13,7 +13,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from scratchpad_adapters.sql import migrate
+from scratchpad_adapters.sql.schema import migrate
 from tests.deploy.conftest import (
     TEST_TIMEOUT,
     Team,

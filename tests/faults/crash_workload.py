@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, select
 
-from scratchpad_adapters.sql.tables import file_versions, files, log_entries, logs
+from scratchpad_adapters.sql.schema.tables import file_versions, files, log_entries, logs
 
 AGENT = "crash-agent"
 MAX_CONTENT = 1500  # a file grown by inserts past this is written afresh

@@ -3,7 +3,7 @@
 Per backend and transport, KILLS cycles: start a server process, let three workers (one agent, so they
 contend on its counters) call tools through a real MCP client, SIGKILL the server at a seeded random
 moment (after some calls, then a fraction of one), wait until the process is gone, then: `db check`
-(scratchpad_adapters.sql.integrity) finds every invariant intact, every acknowledged call's effect is
+(scratchpad_adapters.sql.integrity.checking) finds every invariant intact, every acknowledged call's effect is
 there, and the one call each worker had in flight happened entirely or not at all (crash_workload). The
 next cycle's server is started while the current one works, so the cost of starting a process is mostly
 hidden; the workload then carries on from the state the store actually holds.
@@ -21,8 +21,8 @@ import pytest
 from sqlalchemy import Engine
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
 from scratchpad_core.limits import Limits
 from tests.faults.commands import db_check
 from tests.faults.crash_servers import Session, session, settled

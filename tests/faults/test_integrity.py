@@ -1,4 +1,4 @@
-"""`db check` (scratchpad_adapters.sql.integrity): each invariant broken by raw SQL in a real store is named.
+"""`db check` (scratchpad_adapters.sql.integrity.checking): each invariant broken by raw SQL in a real store is named.
 
 A store is filled through the library (two agents; files with pruned versions, a summary, tombstones,
 logs), then one rule is broken with plain SQL on a connection of the test's own (foreign keys off
@@ -16,9 +16,9 @@ from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.pool import NullPool
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql import integrity_rules
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import EXAMPLES, Report, Violation, check
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity import rules as integrity_rules
+from scratchpad_adapters.sql.integrity.checking import EXAMPLES, Report, Violation, check
 from scratchpad_core.bounds import SUMMARY_THRESHOLD_CHARS
 from scratchpad_core.limits import Limits
 from scratchpad_core.model import sha256_hex

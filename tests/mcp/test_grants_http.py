@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from bench.common import definition_bytes
 from scratchpad_adapters import open_backend
 from scratchpad_adapters.factory import Backend
-from scratchpad_core.grants import parse_grant
+from scratchpad_core.access.grants import parse_grant
 from scratchpad_core.limits import Limits
 from scratchpad_mcp.app import http_app
 from scratchpad_mcp.settings import Settings

@@ -3,7 +3,7 @@ restore, delete, rename_file, rename_prefix, delete_prefix, append, delete_log, 
 store on each backend at once, with searches in between, checked against a model search over the same texts.
 
 The model is plain: a file line (or log entry) is found when one of its words is one of the query's (the
-analyzer's rule, scratchpad_core.words); with max_results large enough, the passages must cover exactly the
+analyzer's rule, scratchpad_core.search.words); with max_results large enough, the passages must cover exactly the
 lines that are found, each passage being lines first..last of the file as it is now (at most 5, never
 overlapping another of the same file, holding a found line), and the entries exactly the entries found. The
 backends must give the same reply, order included (their rankings agree). At the end `db check` holds on the
@@ -24,13 +24,13 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
 from scratchpad_adapters import memory, open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.integrity import check
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
 from scratchpad_adapters.stemming import default_analyzer
 from scratchpad_core.errors import ScratchpadError
-from scratchpad_core.indexing import split_text
 from scratchpad_core.limits import Limits
 from scratchpad_core.results import SearchResult
+from scratchpad_core.search.indexing import split_text
 from scratchpad_core.service import Scratchpad
 from tests.conftest import create_postgres_database, drop_postgres_database, postgres_admin_url
 

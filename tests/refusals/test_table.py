@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import Backend, open_backend
-from scratchpad_adapters.sql.errors import BUSY
+from scratchpad_adapters.sql.connection.errors import BUSY
 from scratchpad_adapters.viewing import viewing_store
 from scratchpad_core import errors
 from scratchpad_core.errors import CODES, ScratchpadError

@@ -113,7 +113,7 @@ def test_the_wheel_installs_and_runs_with_its_migrations(tmp_path: Path) -> None
         cwd=tmp_path, env=server_env(), capture_output=True, text=True, timeout=UV_TIMEOUT, check=False,
     )  # fmt: skip
     assert upgraded.returncode == 0 and "(at head)" in upgraded.stdout, upgraded.stderr
-    assert (site_packages(venv) / "scratchpad_adapters" / "sql" / "migrations" / "versions").is_dir()
+    assert (site_packages(venv) / "scratchpad_adapters" / "sql" / "schema" / "migrations" / "versions").is_dir()
     python = command.with_name("python.exe" if os.name == "nt" else "python")  # a first start's replies apply there
     shipped = "import sys; from scratchpad_mcp.stdio.first_start import FirstReplies as F; sys.exit(not F.load({}))"
     assert subprocess.run([python, "-c", shipped], cwd=tmp_path, timeout=UV_TIMEOUT, check=False).returncode == 0

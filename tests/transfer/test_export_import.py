@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from scratchpad_adapters import open_store
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.exporter import export
-from scratchpad_adapters.sql.importer import import_
-from scratchpad_adapters.sql.integrity import check
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.integrity.checking import check
+from scratchpad_adapters.sql.transfer.exporter import export
+from scratchpad_adapters.sql.transfer.importer import import_
 from scratchpad_core.errors import InvalidInput
 from scratchpad_core.limits import Limits
 from scratchpad_core.service import Scratchpad

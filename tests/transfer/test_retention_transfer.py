@@ -15,10 +15,10 @@ import pytest
 
 from scratchpad_adapters import open_store
 from scratchpad_adapters.factory import open_backend
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.exporter import export
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.transfer.exporter import export
 from scratchpad_core.errors import InvalidInput
-from scratchpad_core.retention import FILES, LOGS, RetentionRule
+from scratchpad_core.retention.rules import FILES, LOGS, RetentionRule
 from scratchpad_core.service import Scratchpad
 from tests.transfer.test_export_import import exported, imported, run_cli
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from scratchpad_core.access.grants import Access, Grant, access_to, check_grant, parse_grant, refusal, spaces
 from scratchpad_core.actors import caller_of, key_actor
 from scratchpad_core.errors import InvalidAgentId, InvalidInput
-from scratchpad_core.grants import Access, Grant, access_to, check_grant, parse_grant, refusal, spaces
 from scratchpad_core.model import ApiKey
 from scratchpad_core.results import Space
 

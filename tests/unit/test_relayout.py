@@ -4,7 +4,7 @@ rows of every line that is still there (wherever it moved) and making rows only 
 from __future__ import annotations
 
 from scratchpad_adapters.stemming import default_analyzer
-from scratchpad_core.indexing import PIECE_CHARS, IndexRow, relayout, text_of
+from scratchpad_core.search.indexing import PIECE_CHARS, IndexRow, relayout, text_of
 
 ANALYZER = default_analyzer()
 

@@ -1,4 +1,4 @@
-"""The retention rule (scratchpad_core.retention): durations, what a rule must hold, which rule governs a path,
+"""The retention rule (scratchpad_core.retention.rules): durations, what a rule must hold, which rule governs a path,
 and which entries a trim drops."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from scratchpad_core.errors import InvalidInput
-from scratchpad_core.retention import (
+from scratchpad_core.retention.rules import (
     DROP_BATCH,
     FILES,
     LOGS,

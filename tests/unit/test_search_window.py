@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scratchpad_core.text import MATCH_CHARS, around
-from scratchpad_core.usecases.search import Search
+from scratchpad_core.usecases.search.searching import Search
 
 LINE = "".join(chr(ord("a") + n % 26) for n in range(1000))
 

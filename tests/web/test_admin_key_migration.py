@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import Engine, select
 
-from scratchpad_adapters.sql import migrate
-from scratchpad_adapters.sql.engine import make_engine
-from scratchpad_adapters.sql.keys import SqlKeyStore
-from scratchpad_adapters.sql.tables import api_keys
-from scratchpad_core.keys import ApiKeys
+from scratchpad_adapters.sql.connection.engine import make_engine
+from scratchpad_adapters.sql.repositories.keys import SqlKeyStore
+from scratchpad_adapters.sql.schema import migrate
+from scratchpad_adapters.sql.schema.tables import api_keys
+from scratchpad_core.access.keys import ApiKeys
 from scratchpad_core.usecases.base import wall_clock_ms
 
 pytestmark = pytest.mark.postgres

@@ -112,8 +112,12 @@ def test_sign_in_then_every_page_and_a_diff(site: Site, browser: Any) -> None:
     changed = browser.find_elements(By.CSS_SELECTOR, "#diff tr.change")
     assert changed and "# Plan" in changed[0].find_element(By.CSS_SELECTOR, "td.old").text
     assert "# Plan v3" in changed[0].find_element(By.CSS_SELECTOR, "td.new").text
+    log_and_searches(site, browser, agent)
 
-    # a log, and a search
+
+def log_and_searches(site: Site, browser: Any, agent: str) -> None:
+    """A log, then the searches: words, exact (lines and entries), regex, and the agent page's own search form."""
+    store = site.store
     browser.get(f"{site.ui}/a/{agent}/log/runs/today.log")
     assert "started" in text_of(browser, "entries")
     browser.get(f"{site.ui}/a/{agent}/search?q=outline")

@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 from scratchpad_adapters.agent_directory import agent_directory
 from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.viewing import viewing_store
-from scratchpad_core.grants import parse_grant
+from scratchpad_core.access.grants import parse_grant
 from scratchpad_core.limits import Limits
 from scratchpad_core.usecases.base import wall_clock_ms
 from scratchpad_mcp.settings import Settings

@@ -1,0 +1,1 @@
+"""The schema: its tables (SQLAlchemy Core) and bringing a database to the migrations' head (alembic)."""
