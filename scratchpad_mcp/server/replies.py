@@ -1,4 +1,5 @@
-"""Use-case results to MCP tool results: structured content plus the same JSON as compact text."""
+"""Use-case results to MCP tool results: structured content plus the same JSON as compact text (text only for
+the tools replying with lists of rows)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,11 @@ def compact_json(payload: Any) -> str:
 def success(result: Any) -> CallToolResult:
     payload = plain(result)
     return CallToolResult(content=[TextContent(type="text", text=compact_json(payload))], structured_content=payload)
+
+
+def text_only(reply: CallToolResult) -> CallToolResult:
+    """`reply` without its structured content (a tool without an output schema: see schemas.lists_rows)."""
+    return reply if reply.structured_content is None else reply.model_copy(update={"structured_content": None})
 
 
 def failure(message: str) -> CallToolResult:
