@@ -7,9 +7,11 @@ import dataclasses
 from sqlalchemy import Connection, bindparam, case, delete, select, update
 
 from scratchpad_core.model import LogEntry, LogRecord
+from scratchpad_core.retention import LOGS
 
 from .execution import run
 from .queries import forgetting, prefix_bounds, under_prefix
+from .retention_repository import NoRules, rule_count
 from .tables import log_entries, logs
 from .upserts import insert_ignore
 
@@ -30,7 +32,7 @@ _BUMP = (
     )
     .returning(g.id, g.last_entry_id, g.entries)
 )
-_ADD_ENTRY = log_entries.insert()
+_ADD_ENTRY = log_entries.insert().returning(rule_count(bindparam("rules_of"), LOGS))  # the append's next question
 _ENTRIES = (
     select(e.entry_id, e.entry, e.created_at, e.actor)
     .where(e.log_id == bindparam("log_id"), e.entry_id > bindparam("after"))
@@ -68,8 +70,9 @@ _BURY_LOG = update(logs).where(g.id == bindparam("log_id")).values(entries=0, by
 
 
 class SqlLogRepository:
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, none: NoRules | None = None) -> None:
         self._c = connection
+        self._none = NoRules() if none is None else none
 
     def get(self, agent_id: str, path: str) -> LogRecord | None:
         row = run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first()
@@ -91,7 +94,8 @@ class SqlLogRepository:
             )
             bumped = run(self._c, _BUMP, params).one()
         row = {"log_id": bumped.id, "entry_id": bumped.last_entry_id, "entry": entry, "bytes": size}
-        run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by})
+        rules = run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by, "rules_of": agent_id}).scalar()
+        self._none.saw(agent_id, LOGS, rules)
         return bumped.id, bumped.last_entry_id, bumped.entries
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:

@@ -16,7 +16,7 @@ from .file_repository import SqlFileRepository
 from .held import HeldConnection
 from .log_repository import SqlLogRepository
 from .request_repository import SqlRequestRepository
-from .retention_repository import SqlRetentionRepository
+from .retention_repository import NoRules, SqlRetentionRepository
 from .search_index import SqlSearchIndex
 from .summary_repository import SqlSummaryRepository
 from .turns import WriterTurns
@@ -76,12 +76,13 @@ class SqlUnitOfWork:
             raise
         self._connection = connection
         self.files = SqlFileRepository(connection)
-        self.logs = SqlLogRepository(connection)
+        none = NoRules()  # shared: an append counts its agent's logs rules for the retention repository
+        self.logs = SqlLogRepository(connection, none)
         self.summaries = SqlSummaryRepository(connection)
         self.usage = SqlUsageRepository(connection)
         self.requests = SqlRequestRepository(connection)
         self.index = SqlSearchIndex(connection, self._analyzer)
-        self.retention = SqlRetentionRepository(connection)
+        self.retention = SqlRetentionRepository(connection, none)
         return self
 
     def commit(self) -> None:
