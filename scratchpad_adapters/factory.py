@@ -28,6 +28,7 @@ from .sql import migrate, sqlite_files
 from .sql.engine import make_engine
 from .sql.held import HeldConnection
 from .sql.keys import SqlKeyStore, SqlRateLimiter
+from .sql.retention_repository import KnownRules
 from .sql.turns import WriterTurns
 from .sql.unit_of_work import SqlUnitOfWork
 from .sql.watchdog import watched
@@ -95,7 +96,9 @@ class SqlBackend(Backend):
         on_a_file = sqlite_files.file_of(engine.url) is not None  # a connection out of the pool, turns (held, turns)
         held = HeldConnection(engine) if on_a_file else None
         turns = WriterTurns(lock_timeout_ms) if on_a_file and writer_turns else None
-        unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held, turns=turns, analyzer=default_analyzer())
+        unit_of_work = functools.partial(
+            SqlUnitOfWork, engine, held=held, turns=turns, analyzer=default_analyzer(), known=KnownRules()
+        )
 
         def close() -> None:
             if held is not None:

@@ -16,7 +16,7 @@ from .file_repository import SqlFileRepository
 from .held import HeldConnection
 from .log_repository import SqlLogRepository
 from .request_repository import SqlRequestRepository
-from .retention_repository import NoRules, SqlRetentionRepository
+from .retention_repository import KnownRules, NoRules, SqlRetentionRepository
 from .search_index import SqlSearchIndex
 from .summary_repository import SqlSummaryRepository
 from .turns import WriterTurns
@@ -41,8 +41,10 @@ class SqlUnitOfWork:
         held: HeldConnection | None = None,
         turns: WriterTurns | None = None,
         analyzer: Analyzer | None = None,
+        known: KnownRules | None = None,
     ) -> None:
         self._engine = engine
+        self._known = KnownRules() if known is None else known  # the store's: agents without files rules
         self._analyzer = analyzer or default_analyzer()
         self._read_only = read_only
         self._held = None if read_only else held  # a snapshot's options would stay on the held connection
@@ -76,10 +78,10 @@ class SqlUnitOfWork:
             raise
         self._connection = connection
         self.files = SqlFileRepository(connection)
-        none = NoRules()  # shared: an append counts its agent's logs rules for the retention repository
+        none = NoRules(self._known)  # what the transaction knows of its agents' rules (retention_repository)
         self.logs = SqlLogRepository(connection, none)
         self.summaries = SqlSummaryRepository(connection)
-        self.usage = SqlUsageRepository(connection)
+        self.usage = SqlUsageRepository(connection, none)
         self.requests = SqlRequestRepository(connection)
         self.index = SqlSearchIndex(connection, self._analyzer)
         self.retention = SqlRetentionRepository(connection, none)
@@ -87,6 +89,7 @@ class SqlUnitOfWork:
 
     def commit(self) -> None:
         assert self._transaction is not None, "commit() outside the unit of work"
+        self.retention.check_assumed()  # rules taken from the process are checked before anything is kept
         self._transaction.commit()
 
     def __exit__(
