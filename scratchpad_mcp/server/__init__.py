@@ -32,9 +32,8 @@ from scratchpad_core.service import Scratchpad
 
 from .calls import CallRunner, clipped
 from .prompts import Prompts
-from .replies import text_only
 from .resources import FileResources, FileUris
-from .schemas import lean, lists_rows, property_names
+from .schemas import lean, property_names, unchecked_rows
 from .subscriptions import FileSubscriptions
 from .tools import INSTRUCTIONS, Builder, register_tools, tool_bounds
 
@@ -137,7 +136,6 @@ class ScratchpadServer(MCPServer):
         self._bounds = dict(bounds or {})
         self._arguments: dict[str, list[str]] = {}  # each tool's argument names, in order
         self._direct: dict[str, DirectTool] = {}  # the tools a call may reach without the SDK's pipeline
-        self._text_only: set[str] = set()  # the tools replying with lists of rows: text, no structured content
 
     @property
     def direct_tools(self) -> Mapping[str, DirectTool]:
@@ -167,12 +165,8 @@ class ScratchpadServer(MCPServer):
             tool = self._tool_manager.get_tool(build.__name__)
             assert tool is not None
             tool.parameters = lean(self._described(tool.parameters), closed=True)
-            output = tool.fn_metadata.output_schema
-            if output is not None and lists_rows(output):
-                tool.fn_metadata.output_schema = None
-                self._text_only.add(tool.name)
-            elif output is not None:
-                tool.fn_metadata.output_schema = lean(output)
+            if tool.fn_metadata.output_schema is not None:
+                tool.fn_metadata.output_schema = unchecked_rows(lean(tool.fn_metadata.output_schema))
             self._arguments[tool.name] = property_names(tool.parameters)
             if not slow:
                 self._direct[tool.name] = DirectTool(tool.fn_metadata, frozenset(self._arguments[tool.name]), tool.fn)
@@ -191,10 +185,9 @@ class ScratchpadServer(MCPServer):
         async def call(**arguments: Any) -> CallToolResult:
             size = payload_bytes(*(arguments[argument] for argument in payload))
             use_case = build(**arguments)
-            reply = await self._runner.call(
+            return await self._runner.call(
                 name, arguments["agent_id"], use_case, read_only=read_only, bytes_in=size, slow=slow
             )
-            return text_only(reply) if name in self._text_only else reply
 
         function: Any = call
         function.__name__ = function.__qualname__ = name

@@ -1,5 +1,4 @@
-"""Use-case results to MCP tool results: structured content plus the same JSON as compact text (text only for
-the tools replying with lists of rows)."""
+"""Use-case results to MCP tool results: structured content plus the same JSON as compact text."""
 
 from __future__ import annotations
 
@@ -85,11 +84,6 @@ def compact_json(payload: Any) -> str:
 def success(result: Any) -> CallToolResult:
     payload = plain(result)
     return CallToolResult(content=[TextContent(type="text", text=compact_json(payload))], structured_content=payload)
-
-
-def text_only(reply: CallToolResult) -> CallToolResult:
-    """`reply` without its structured content (a tool without an output schema: see schemas.lists_rows)."""
-    return reply if reply.structured_content is None else reply.model_copy(update={"structured_content": None})
 
 
 def failure(message: str) -> CallToolResult:

@@ -20,7 +20,7 @@ from tests.deploy.conftest import (
     rpc_body,
     unique,
 )
-from tests.mcp.helpers import ok, refused, reply_of
+from tests.mcp.helpers import ok, refused
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow, pytest.mark.postgres]
 
@@ -60,7 +60,7 @@ def test_oversized_bodies_get_413(team: Team) -> None:
     # The server keeps serving, and the refused write did not happen.
     assert httpx2.get(f"{replica.base}/health", timeout=30).status_code == 200
     reply = raw_result(raw_call(replica.mcp_url, key.secret, "list_files", {}))
-    assert reply_of(reply)["count"] == 0
+    assert reply["structuredContent"]["count"] == 0
 
 
 def test_a_body_just_under_the_cap_is_read(team: Team) -> None:

@@ -16,7 +16,7 @@ from tests.deploy.conftest import (
     raw_result,
     unique,
 )
-from tests.mcp.helpers import START_TIMEOUT, ok, refused, reply_of
+from tests.mcp.helpers import START_TIMEOUT, ok, refused
 from tests.servers import running, spawn
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
@@ -35,10 +35,10 @@ async def test_no_key_needed_on_loopback(tmp_path: Path) -> None:
             # Without a key there is no agent to default to: agent_id stays required.
             assert "agent_id" in await refused(client, "list_files", {})
         result = raw_result(raw_call(server.mcp_url, None, "list_files", {"agent_id": agent}))
-        assert reply_of(result)["count"] == 1
+        assert result["structuredContent"]["count"] == 1
         # A bearer header is simply not looked at.
         result = raw_result(raw_call(server.mcp_url, "spk_whatever", "list_files", {"agent_id": agent}))
-        assert reply_of(result)["count"] == 1
+        assert result["structuredContent"]["count"] == 1
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::"])

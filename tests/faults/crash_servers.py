@@ -26,7 +26,7 @@ from mcp.client.streamable_http import streamable_http_client
 from sqlalchemy import Engine, text
 
 from tests.faults.crash_workload import Call, Unacknowledged
-from tests.mcp.helpers import START_TIMEOUT, check_reply, killable_stdio
+from tests.mcp.helpers import START_TIMEOUT, killable_stdio
 from tests.servers import spawn
 
 CALL_TIMEOUT = 30.0
@@ -52,7 +52,8 @@ def _caller(client: Client) -> Call:
         except Exception as error:  # the connection died with the server: no answer
             raise Unacknowledged(str(error)) from error
         assert result.is_error is False, f"{tool} {arguments}: {result.content}"
-        return check_reply(result)
+        assert isinstance(result.structured_content, dict)
+        return result.structured_content
 
     return call
 

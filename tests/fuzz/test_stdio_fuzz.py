@@ -27,7 +27,7 @@ from bench.fuzz import (
 )
 from scratchpad_core.limits import Limits
 from scratchpad_mcp.server.wire import max_message_bytes
-from tests.mcp.helpers import START_TIMEOUT, TEXT_ONLY, console_script, server_env
+from tests.mcp.helpers import START_TIMEOUT, console_script, server_env
 from tests.recount import SqlRecounter
 
 pytestmark = pytest.mark.anyio
@@ -67,7 +67,7 @@ async def call(session: ClientSession, tool: str, arguments: dict[str, Any]) -> 
             return True, error.error.message
     text = " ".join(getattr(item, "text", "") for item in result.content)
     if not result.is_error:
-        assert (result.structured_content is None) == (tool in TEXT_ONLY), (tool, text[:200])
+        assert result.structured_content is not None, (tool, text[:200])
     return bool(result.is_error), text
 
 

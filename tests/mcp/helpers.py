@@ -24,28 +24,16 @@ def compact(payload: Any) -> str:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
 
 
-TEXT_ONLY = frozenset({"list_files", "read_log", "list_logs", "list_versions", "search_files"})  # lists of rows
-
-
 def check_reply(result: CallToolResult) -> dict[str, Any]:
-    """A successful reply: compact JSON text, mirrored exactly by its structured content when it has any (every
-    tool but those replying with lists of rows: TEXT_ONLY)."""
+    """A successful reply: structured content mirrored exactly as compact JSON text."""
     text = result.content[0].text  # type: ignore[union-attr]
     assert result.is_error is False, text
     assert len(result.content) == 1
-    parsed = json.loads(text)
-    assert isinstance(parsed, dict)
-    assert text == compact(parsed)
-    assert result.structured_content is None or result.structured_content == parsed
-    return parsed
-
-
-def reply_of(result: dict[str, Any]) -> dict[str, Any]:
-    """A raw JSON-RPC tool result's reply: its structured content, else its text as JSON (TEXT_ONLY)."""
-    structured = result.get("structuredContent")
-    reply = json.loads(result["content"][0]["text"]) if structured is None else structured
-    assert isinstance(reply, dict)
-    return reply
+    structured = result.structured_content
+    assert isinstance(structured, dict)
+    assert json.loads(text) == structured
+    assert text == compact(structured)
+    return structured
 
 
 def check_error(result: CallToolResult) -> str:

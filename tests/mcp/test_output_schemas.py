@@ -1,6 +1,5 @@
-"""Output schemas a client validates every reply against, and the tools without one: a reply holding a list of rows
-is text only (a client would parse, validate and copy each of 1,000 rows as structured content); every other reply
-matches its schema."""
+"""Output schemas a client validates every reply against: lists keep their type and name their rows' fields, but
+carry no row schema (a client would check each of 1,000 rows), and every reply still matches its schema."""
 
 from __future__ import annotations
 
@@ -12,29 +11,33 @@ from jsonschema.validators import validator_for  # type: ignore[import-untyped]
 from mcp import Client
 
 from scratchpad_mcp.server.replies import plain
-from scratchpad_mcp.server.schemas import lists_rows
-from tests.mcp.helpers import TEXT_ONLY, check_reply
+from scratchpad_mcp.server.schemas import unchecked_rows
+from tests.mcp.helpers import check_reply
 
 pytestmark = pytest.mark.anyio
 
-LISTS = {  # the tools replying with lists of rows, and the list
-    "list_files": "files",
-    "read_log": "entries",
-    "list_logs": "logs",
-    "list_versions": "versions",
-    "search_files": "matches",
+LISTS = {
+    "list_files": ("files", "of {path, current_version, bytes, created_at, updated_at}"),
+    "read_log": ("entries", "of {id, entry, created_at, by}"),
+    "list_logs": ("logs", "of {path, entries, bytes, last_entry_id, updated_at}"),
+    "list_versions": ("versions", "of {version, bytes, lines, sha256, created_at, by}"),
+    "search_files": ("matches", "of {path, line, end_line, entry, text}"),
 }
 
 
-async def test_lists_of_rows_reply_in_text_without_an_output_schema(client: Client) -> None:
+async def test_lists_name_their_row_fields_without_a_row_schema(client: Client) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
-    assert {name for name, tool in tools.items() if tool.output_schema is None} == set(LISTS) == TEXT_ONLY
+    for name, (field, description) in LISTS.items():
+        schema = tools[name].output_schema
+        assert schema is not None
+        assert schema["properties"][field] == {"type": "array", "description": description}, name
+        assert "$defs" not in schema, name  # the row's definition went with its only use
     usage = tools["get_usage_stats"].output_schema
     assert usage is not None and usage["properties"]["quota"] == {"$ref": "#/$defs/Quota"}  # objects keep theirs
     assert "Quota" in usage["$defs"]
 
 
-async def test_every_reply_matches_its_output_schema_or_is_text_only(client: Client) -> None:
+async def test_every_reply_matches_its_output_schema(client: Client) -> None:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     agent = {"agent_id": "bot"}
     check_reply(await client.call_tool("write_file", {**agent, "path": "notes/a.md", "content": "one\ntwo\n"}))
@@ -46,34 +49,33 @@ async def test_every_reply_matches_its_output_schema_or_is_text_only(client: Cli
         "list_versions": {"path": "notes/a.md"},
         "search_files": {"query": "two"},
         "get_usage_stats": {},
-        "read_file": {"path": "notes/a.md"},
     }
     for name, arguments in calls.items():
-        result = await client.call_tool(name, {**agent, **arguments})
-        reply = check_reply(result)
+        reply = check_reply(await client.call_tool(name, {**agent, **arguments}))
         schema = tools[name].output_schema
-        if name in LISTS:
-            assert schema is None and result.structured_content is None, name
-            assert reply[LISTS[name]], name  # the rows are in the text
-            continue
-        assert schema is not None and result.structured_content == reply, name
+        assert schema is not None
         assert not list(validator_for(schema)(schema).iter_errors(reply)), name
+        field = LISTS.get(name, ("", ""))[0]
+        assert not field or reply[field], name  # a row to check against, had there been a row schema
 
 
-def test_lists_rows_finds_lists_of_objects_only() -> None:
+def test_unchecked_rows_leaves_other_properties_and_shared_definitions() -> None:
     row = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}
-    rows: dict[str, Any] = {
+    schema: dict[str, Any] = {
         "type": "object",
         "$defs": {"Row": row},
-        "properties": {"rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}}},
+        "properties": {
+            "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}},
+            "first": {"$ref": "#/$defs/Row"},
+            "names": {"type": "array", "items": {"type": "string"}},
+        },
     }
-    assert lists_rows(rows)
-    one: dict[str, Any] = {
-        "type": "object",
-        "$defs": {"Row": row},
-        "properties": {"first": {"$ref": "#/$defs/Row"}, "names": {"type": "array", "items": {"type": "string"}}},
-    }
-    assert not lists_rows(one)
+    result = unchecked_rows(schema)
+    assert result["properties"]["rows"] == {"type": "array", "description": "of {a, b}"}
+    assert result["properties"]["first"] == {"$ref": "#/$defs/Row"}
+    assert result["properties"]["names"] == {"type": "array", "items": {"type": "string"}}
+    assert result["$defs"] == {"Row": row}  # still used by `first`
+    assert schema["properties"]["rows"]["items"] == {"$ref": "#/$defs/Row"}  # the input is left as it was
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from mcp import Client, StdioServerParameters
 
 from tests.conftest import create_postgres_database, drop_postgres_database
 from tests.faults.tcp_proxy import TcpProxy
-from tests.mcp.helpers import START_TIMEOUT, console_script, ok, refused, reply_of, server_env
+from tests.mcp.helpers import START_TIMEOUT, console_script, ok, refused, server_env
 from tests.servers import Server, running
 
 pytestmark = pytest.mark.anyio
@@ -136,7 +136,7 @@ def test_a_retry_after_the_connection_was_cut_before_the_answer(http_server: Ser
             post(cut_url, "append_log", call)  # it ran; the answer never arrived
         retried = post(http_server.mcp_url, "append_log", call)
         assert retried["result"]["structuredContent"] == {"path": "run.log", "entry_id": 1, "bytes_written": 9}
-        page = reply_of(post(http_server.mcp_url, "read_log", {**A, "path": "run.log"})["result"])
+        page = post(http_server.mcp_url, "read_log", {**A, "path": "run.log"})["result"]["structuredContent"]
         assert [e["entry"] for e in page["entries"]] == ["paid once"]
     finally:
         proxy.cut()

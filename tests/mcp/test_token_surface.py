@@ -65,7 +65,8 @@ async def test_tool_definitions_stay_within_budget(client: Client) -> None:
 
 async def test_schemas_carry_no_titles_and_no_nullable_wrappers(client: Client) -> None:
     for tool in (await client.list_tools()).tools:
-        for schema in (tool.input_schema, tool.output_schema or {}):
+        for schema in (tool.input_schema, tool.output_schema):
+            assert schema is not None
             for node in walk(schema):
                 assert "title" not in node or not isinstance(node["title"], str), (tool.name, node)
                 assert {"type": "null"} not in node.get("anyOf", []), (tool.name, node)

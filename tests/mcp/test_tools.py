@@ -11,7 +11,7 @@ from mcp.types import Tool
 
 from scratchpad_core.service import Scratchpad
 from tests.mcp.conftest import serve
-from tests.mcp.helpers import TEXT_ONLY, ok
+from tests.mcp.helpers import ok
 
 pytestmark = pytest.mark.anyio
 
@@ -109,11 +109,8 @@ async def test_argument_types(client: Client) -> None:
     assert read["properties"]["format"]["enum"] == ["chunks", "unified", "compact"]
 
 
-async def test_every_tool_but_the_lists_of_rows_has_an_output_schema(client: Client) -> None:
+async def test_every_tool_has_an_output_schema(client: Client) -> None:
     for name, tool in (await tool_map(client)).items():
-        if name in TEXT_ONLY:  # replies in text only (test_output_schemas)
-            assert tool.output_schema is None, name
-            continue
         assert tool.output_schema is not None, name
         assert tool.output_schema["type"] == "object", name
     schema = (await tool_map(client))["write_file"].output_schema

@@ -12,7 +12,7 @@ from anyio.from_thread import start_blocking_portal
 from mcp import Client, StdioServerParameters
 
 from scratchpad_core.limits import Limits
-from tests.mcp.helpers import check_reply, console_script, server_env
+from tests.mcp.helpers import console_script, server_env
 
 # (agent, tool, arguments, request_id) -> the reply's structured content; raises Refused for a tool error
 Remote = Callable[[str, str, dict[str, Any], "str | None"], dict[str, Any]]
@@ -38,6 +38,7 @@ def stdio_remote(url: str, limits: Limits) -> Iterator[Remote]:
             result = portal.call(client.call_tool, tool, sent)
             if result.is_error:
                 raise Refused(result.content[0].text if result.content else "")
-            return check_reply(result)
+            assert isinstance(result.structured_content, dict), result
+            return result.structured_content
 
         yield call
