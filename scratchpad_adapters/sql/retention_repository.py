@@ -122,6 +122,7 @@ class SqlRetentionRepository:
         return None if row is None else RetentionRule(**row)
 
     def set(self, rule: RetentionRule, now: int) -> None:
+        self.check_assumed()  # what the transaction took from the process holds up to its own change
         self._none.forget()
         self._none.known.found(rule.agent_id, 1)
         stmt = upsert(
@@ -130,6 +131,7 @@ class SqlRetentionRepository:
         run(self._c, stmt, {**vars(rule), "updated_at": now})
 
     def clear(self, agent_id: str, kind: str, prefix: str) -> bool:
+        self.check_assumed()
         self._none.forget()
         params = {"agent_id": agent_id, "kind": kind, "prefix": prefix}
         return bool(run(self._c, _CLEAR, params).scalars())
