@@ -30,6 +30,7 @@ from .sql.connection.held import HeldConnection
 from .sql.connection.turns import WriterTurns
 from .sql.connection.watchdog import watched
 from .sql.repositories.keys import SqlKeyStore, SqlRateLimiter
+from .sql.repositories.retention_repository import KnownRules
 from .sql.schema import migrate
 from .sql.unit_of_work import SqlUnitOfWork
 from .stemming import default_analyzer
@@ -96,7 +97,9 @@ class SqlBackend(Backend):
         on_a_file = sqlite_files.file_of(engine.url) is not None  # a connection out of the pool, turns (held, turns)
         held = HeldConnection(engine) if on_a_file else None
         turns = WriterTurns(lock_timeout_ms) if on_a_file and writer_turns else None
-        unit_of_work = functools.partial(SqlUnitOfWork, engine, held=held, turns=turns, analyzer=default_analyzer())
+        unit_of_work = functools.partial(
+            SqlUnitOfWork, engine, held=held, turns=turns, analyzer=default_analyzer(), known=KnownRules()
+        )
 
         def close() -> None:
             if held is not None:

@@ -28,7 +28,7 @@ MAX_REQUEST_ID_CHARS = 128
 PRUNE_BATCH = 16  # at most this many of an agent's oldest ids are looked at (and forgotten) per call
 
 
-def check_request_id(request_id: str) -> str:
+def _check_request_id(request_id: str) -> str:
     if not request_id or len(request_id) > MAX_REQUEST_ID_CHARS:
         size = f"{len(request_id):,} characters" if request_id else "empty"
         raise InvalidInput(
@@ -67,7 +67,7 @@ class Request(Generic[R]):
             return None
         canonical = json.dumps([operation, arguments], sort_keys=True, separators=(",", ":"))
         fingerprint = hashlib.sha256(canonical.encode("ascii")).hexdigest()
-        return cls(agent_id, check_request_id(request_id), operation, fingerprint, result_type, caller_of(actor))
+        return cls(agent_id, _check_request_id(request_id), operation, fingerprint, result_type, caller_of(actor))
 
     def stored(self, result: R, now: int) -> StoredRequest:
         assert dataclasses.is_dataclass(result) and not isinstance(result, type)

@@ -19,7 +19,7 @@ from .repositories.change_reader import SqlChangeReader
 from .repositories.file_repository import SqlFileRepository
 from .repositories.log_repository import SqlLogRepository
 from .repositories.request_repository import SqlRequestRepository
-from .repositories.retention_repository import SqlRetentionRepository
+from .repositories.retention_repository import KnownRules, NoRules, SqlRetentionRepository
 from .repositories.stamps import SqlStamp
 from .repositories.summary_repository import SqlSummaryRepository
 from .repositories.usage_repository import SqlUsageRepository
@@ -44,8 +44,10 @@ class SqlUnitOfWork:
         held: HeldConnection | None = None,
         turns: WriterTurns | None = None,
         analyzer: Analyzer | None = None,
+        known: KnownRules | None = None,
     ) -> None:
         self._engine = engine
+        self._known = KnownRules() if known is None else known  # the store's: agents without files rules
         self._analyzer = analyzer or default_analyzer()
         self._read_only = read_only
         self._held = None if read_only else held  # a snapshot's options would stay on the held connection
@@ -79,18 +81,20 @@ class SqlUnitOfWork:
             raise
         self._connection = connection
         stamp = SqlStamp(connection)
+        none = NoRules(self._known)  # what the transaction knows of its agents' rules (retention_repository)
         self.files = SqlFileRepository(connection, stamp)
-        self.logs = SqlLogRepository(connection, stamp)
+        self.logs = SqlLogRepository(connection, stamp, none)
         self.summaries = SqlSummaryRepository(connection)
-        self.usage = SqlUsageRepository(connection)
+        self.usage = SqlUsageRepository(connection, none)
         self.requests = SqlRequestRepository(connection)
         self.index = SqlSearchIndex(connection, self._analyzer)
-        self.retention = SqlRetentionRepository(connection)
+        self.retention = SqlRetentionRepository(connection, none)
         self.changes = SqlChangeReader(connection)
         return self
 
     def commit(self) -> None:
         assert self._transaction is not None, "commit() outside the unit of work"
+        self.retention.check_assumed()  # rules taken from the process are checked before anything is kept
         self._transaction.commit()
 
     def __exit__(

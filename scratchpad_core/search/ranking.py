@@ -5,6 +5,12 @@ number of the agent's documents, n how many hold the term and the average length
 Statistics): rarer words and more of the query's words score higher, longer documents a little lower. Every
 backend computes it here, from the same terms, so their rankings agree.
 
+A line (or entry) scores its BM25 plus, for each pair of words of one query identifier (a token holding '_', which
+the analyzer splits: `sk_live_4242`) that it holds next to each other in that order, PHRASE_WEIGHT times the
+lesser of the two words' idf, each pair once: the line holding the whole identifier ranks above one holding its
+words apart. Other words get no such bonus: on LoCoMo, a bonus for any consecutive query words, or for the words
+of any token ("Caroline's", "self-care"), moved recall both ways and replies' bytes (pending-docs/perf29.md).
+
 A file passage is built around a matching line: adjacent matching lines join it (words close together, even
 across lines, rank higher), with a line of context on each side, at most PASSAGE_LINES lines. Its score is
 its best line's plus OTHER_LINES_WEIGHT times each other matching line's.
@@ -12,6 +18,7 @@ its best line's plus OTHER_LINES_WEIGHT times each other matching line's.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -24,6 +31,17 @@ B = 0.75
 PASSAGE_LINES = 5
 OTHER_LINES_WEIGHT = 0.5
 JOIN_SHARE = 0.5  # a neighbour joins a passage when it scores at least this share of the passage's best line
+PHRASE_WEIGHT = 1.0  # what a pair of query words side by side in a line adds, times the lesser of their idf
+
+
+def token_pairs(terms_of: Callable[[str], Sequence[str]], query: str) -> list[tuple[str, str]]:
+    """The pairs of consecutive terms within each of the query's identifiers (space-separated tokens holding '_'),
+    not a word twice."""
+    pairs = []
+    for token in query.split():
+        terms = terms_of(token) if "_" in token else ()
+        pairs += [(a, b) for a, b in itertools.pairwise(terms) if a != b]
+    return pairs
 
 
 def idf(documents: int, frequency: int) -> float:
@@ -36,11 +54,19 @@ class Scorer:
 
     weights: dict[str, float]  # query term -> idf, in the query's order
     average: float
+    pairs: frozenset[tuple[str, str]] = frozenset()  # consecutive terms of one query token (token_pairs)
 
     @classmethod
-    def of(cls, terms: Sequence[str], frequencies: Mapping[str, int], stats: Statistics) -> Scorer:
+    def of(
+        cls,
+        terms: Sequence[str],
+        frequencies: Mapping[str, int],
+        stats: Statistics,
+        pairs: Iterable[tuple[str, str]] = (),
+    ) -> Scorer:
         average = stats.length / stats.documents if stats.documents else 1.0
-        return cls({t: idf(stats.documents, frequencies.get(t, 0)) for t in terms}, average or 1.0)
+        weights = {t: idf(stats.documents, frequencies.get(t, 0)) for t in terms}
+        return cls(weights, average or 1.0, frozenset(p for p in pairs if p[0] in weights and p[1] in weights))
 
     def score(self, counts: Mapping[str, int], length: int) -> float:
         norm = K1 * (1 - B + B * length / self.average)
@@ -52,7 +78,18 @@ class Scorer:
         return total
 
     def score_terms(self, terms: Sequence[str]) -> float:
-        return self.score(Counter(terms), len(terms)) if terms else 0.0
+        """A line's (or entry's piece's) score: BM25 and the pairs of query words it holds side by side."""
+        if not terms:
+            return 0.0
+        return self.score(Counter(terms), len(terms)) + self.adjacency(terms)
+
+    def adjacency(self, terms: Sequence[str]) -> float:
+        """PHRASE_WEIGHT times the lesser idf of each pair of consecutive query terms next to each other in
+        `terms`, in order (each pair once)."""
+        if not self.pairs:
+            return 0.0
+        found = self.pairs.intersection(itertools.pairwise(terms))
+        return PHRASE_WEIGHT * sum(min(self.weights[a], self.weights[b]) for a, b in found)
 
     def bound(self, terms: Iterable[str]) -> float:
         """The most these terms can add to any document's score."""

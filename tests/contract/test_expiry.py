@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from scratchpad_adapters.factory import Backend
+from scratchpad_adapters.factory import Backend, open_backend
 from scratchpad_adapters.sql.connection.engine import make_engine
 from scratchpad_adapters.sql.integrity.checking import check
 from scratchpad_core.errors import NotFound, VersionConflict
@@ -162,3 +162,28 @@ def test_a_search_page_is_full_though_an_expired_file_would_rank_first(store: Sc
     clock.now += HOUR + 1
     found = store.search_files(A, "zebra", max_results=1)
     assert ([m.path for m in found.matches], found.count, found.has_more) == (["notes.md"], 1, False)
+
+
+@SQL_ONLY  # two replicas on one database
+def test_a_rule_another_replica_sets_holds_for_a_replica_that_saw_none(
+    backend: Backend, clock: Clock, database_url: str, recount: Recounter
+) -> None:
+    """A replica remembers the agents it found without files rules (a write need not ask); a rule set by another
+    replica meanwhile still deletes an expired file before this replica's next write to it, and a second
+    agent's writes are not held up."""
+    mine = Scratchpad(backend.unit_of_work, backend.store.limits, clock=clock)
+    mine.write_file("agent-b", "tmp/other.md", "b\n")
+    mine.write_file(A, "tmp/old.md", "one\n")
+    mine.write_file(A, "tmp/old.md", "two\n")  # A and B now known here to have no files rules
+    other_backend = open_backend(database_url, upgrade=False)
+    try:
+        other = Scratchpad(other_backend.unit_of_work, other_backend.store.limits, clock=clock)
+        other.set_retention(A, files="tmp/", max_age="1h")
+    finally:
+        other_backend.close()
+    clock.now += HOUR + 1
+    assert mine.write_file(A, "tmp/old.md", "three\n").version == 3
+    assert [v.version for v in mine.list_versions(A, "tmp/old.md").versions] == [3]  # deleted first: the rest went
+    assert mine.write_file("agent-b", "tmp/other.md", "b2\n").version == 2
+    assert [v.version for v in mine.list_versions("agent-b", "tmp/other.md").versions] == [1, 2]
+    recount.check(mine, A)

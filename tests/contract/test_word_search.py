@@ -254,3 +254,11 @@ def test_exact_keeps_the_literal_search(store: Scratchpad) -> None:
     assert store.search_files(A, "deploy", exact=True).matches[0].line == 2
     assert store.search_files(A, "deployed", exact=True).matches == []
     assert paths(store.search_files(A, "deployed")) == ["f.md"]
+
+
+def test_a_tokens_words_side_by_side_rank_above_the_same_words_apart(store: Scratchpad) -> None:
+    store.write_file(A, "env.md", "the key for payments is sk_live_4242 in production\n")
+    store.write_file(A, "apart.md", "4242 live sk\n")  # shorter, the same three words: BM25 alone ranks it first
+    store.write_file(A, "filler.md", "".join(f"note {n} of the plan\n\n" for n in range(20)))
+    assert paths(store.search_files(A, "sk_live_4242"))[:2] == ["env.md", "apart.md"]
+    assert paths(store.search_files(A, "sk live 4242"))[:2] == ["apart.md", "env.md"]  # three tokens: BM25 only

@@ -8,10 +8,12 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, case, delete, func, select, update
 
 from scratchpad_core.model import LogEntry, LogRecord
+from scratchpad_core.retention.rules import LOGS
 
 from ..connection.execution import run
 from ..schema.tables import log_entries, logs
 from .queries import forgetting, prefix_bounds, under_prefix
+from .retention_repository import NoRules, rule_count
 from .stamps import SqlStamp
 from .upserts import insert_ignore
 
@@ -34,7 +36,7 @@ _BUMP = (
     )
     .returning(g.id, g.last_entry_id, g.entries)
 )
-_ADD_ENTRY = log_entries.insert()
+_ADD_ENTRY = log_entries.insert().returning(rule_count(bindparam("rules_of"), LOGS))  # the append's next question
 _ENTRIES = (
     select(e.entry_id, e.entry, e.created_at, e.actor)
     .where(e.log_id == bindparam("log_id"), e.entry_id > bindparam("after"))
@@ -89,9 +91,10 @@ _BURY_LOG = (
 
 
 class SqlLogRepository:
-    def __init__(self, connection: Connection, stamp: SqlStamp) -> None:
+    def __init__(self, connection: Connection, stamp: SqlStamp, none: NoRules | None = None) -> None:
         self._c = connection
         self._stamp = stamp
+        self._none = NoRules() if none is None else none
 
     def get(self, agent_id: str, path: str) -> LogRecord | None:
         row = run(self._c, _BY_PATH, {"agent_id": agent_id, "path": path}).first()
@@ -122,7 +125,9 @@ class SqlLogRepository:
             bumped = run(self._c, _BUMP, params).one()
         row = {"log_id": bumped.id, "entry_id": bumped.last_entry_id, "entry": entry, "bytes": size}
         self._stamp.owners["log", bumped.id] = agent_id
-        run(self._c, _ADD_ENTRY, {**row, "created_at": now, "actor": by, "change": change})
+        params = {**row, "created_at": now, "actor": by, "change": change, "rules_of": agent_id}
+        rules = run(self._c, _ADD_ENTRY, params).scalar()
+        self._none.saw(agent_id, LOGS, rules)
         return bumped.id, bumped.last_entry_id, bumped.entries
 
     def entries(self, log_id: int, after: int, limit: int, *, with_by: bool = False) -> list[LogEntry]:

@@ -46,10 +46,12 @@ def word_search(
     max_results: int,
     shown: Visible = lambda path, updated_at: True,
     floors: Mapping[int, int] | None = None,
+    pairs: Sequence[tuple[str, str]] = (),
 ) -> SearchResult:
     """The best passages of the agent's files and log entries under `prefix`; a file that is not `shown` (expired:
     by its path and last write), and the entries of a log (by its owner) below its id in `floors` (past their
-    rule's max_age), are left out before ranking, so a page is full when there are more. Only the owners of the
+    rule's max_age), are left out before ranking, so a page is full when there are more; `pairs` (ranking.token_pairs)
+    rank a line holding a token's words side by side higher. Only the owners of the
     documents found are looked up: a search's cost does not grow with the agent's files."""
     stats = index.statistics(agent_id)
     if not stats.documents:
@@ -58,7 +60,7 @@ def word_search(
     frequent = sorted((t for t in terms if t in index.analyzer.common or frequencies[t] > RARE_DOCUMENTS),
                       key=lambda t: (frequencies[t], t))  # fmt: skip
     rare = [t for t in terms if t not in frequent]
-    scorer = Scorer.of(terms, frequencies, stats)
+    scorer = Scorer.of(terms, frequencies, stats, pairs)
     needed = max_results + 1
     wanted: Visible = lambda path, at: path.startswith(prefix) and shown(path, at)  # noqa: E731
     search = _Search(index, scorer, agent_id, wanted, dict(floors or {}))

@@ -14,6 +14,7 @@ from ...model import UsageDelta
 from ...paths import check_agent_id, check_prefix
 from ...ports import Matcher, UnitOfWork
 from ...results import SearchResult
+from ...search.ranking import token_pairs
 from ..aging import aged_floors
 from ..base import UseCaseBase
 from ..expiry import visible
@@ -69,7 +70,8 @@ class Search(UseCaseBase):
             index = OverlayIndex.of(uow, agent_id) if not writes else None  # (then the backlog was empty)
             now = self._clock()
             shown, floors = visible(uow, agent_id, now), aged_floors(uow, agent_id, now)  # expired, aged: not there
-            return word_search(index or uow.index, agent_id, terms, prefix, max_results, shown, floors)
+            pairs = token_pairs(uow.index.analyzer.terms, query)
+            return word_search(index or uow.index, agent_id, terms, prefix, max_results, shown, floors, pairs)
 
         writes = self._writes_index
         result = self._transact(work, read_only=True)
