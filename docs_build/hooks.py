@@ -62,7 +62,9 @@ def tools_summary() -> str:
     """A table: each tool, its arguments (`?` optional, `=` its default) and its reply's fields (`?` not always)."""
     rows = ["| tool | arguments | returns |", "|---|---|---|"]
     for tool in listed_tools()[1]:
-        arguments = ", ".join(argument_word(name, field, tool.input_schema) for name, field in fields(tool.input_schema))
+        arguments = ", ".join(
+            argument_word(name, field, tool.input_schema) for name, field in fields(tool.input_schema)
+        )
         reply = tool.output_schema or {}
         returns = ", ".join(name + ("" if name in reply.get("required", []) else "?") for name, _ in fields(reply))
         rows.append(f"| [`{tool.name}`](#{tool.name}) | {cell(arguments)} | {cell(returns)} |")

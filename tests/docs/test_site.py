@@ -65,6 +65,14 @@ def test_the_command_line_page_shows_help_as_the_command_prints_it(
     assert f"```text\n{printed}\n```" in hooks.cli_reference()
 
 
+def test_the_library_page_lists_every_refusal_code() -> None:
+    from scratchpad_core.errors import CODES
+
+    page = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
+    listed = dict(re.findall(r"^\| `(\w+)` \| `(\w+)` \|", page, flags=re.M))
+    assert listed == {code: error.__name__ for code, error in CODES.items()}
+
+
 def test_the_plotted_figures_are_those_of_the_benchmarks_tables() -> None:
     figures = tomllib.loads((ROOT / "docs" / "figures.toml").read_text(encoding="utf-8"))
     page = (ROOT / "docs" / "benchmarks.md").read_text(encoding="utf-8").splitlines()
