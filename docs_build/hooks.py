@@ -2,6 +2,7 @@
 the benchmark plots made from docs/figures.toml, so neither can drift from what they describe.
 
     <!-- generated: tools -->   every tool as the server defines it: annotations, description, arguments, reply
+    <!-- generated: tools-summary -->  one row a tool: its arguments and reply fields, from the same schemas
     <!-- generated: cli -->     every command of scratchpad-mcp with its --help, from the click commands
 
 No network: the server is built in process on a memory:// store; the plots are drawn by matplotlib (Agg, SVG).
@@ -25,6 +26,8 @@ PLOTS = {"per-call-ratios.svg": "ratios", "search-time-by-store-size.svg": "sear
 
 
 def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    if "<!-- generated: tools-summary -->" in markdown:
+        markdown = markdown.replace("<!-- generated: tools-summary -->", tools_summary())
     if "<!-- generated: tools -->" in markdown:
         markdown = markdown.replace("<!-- generated: tools -->", tools_reference())
     if "<!-- generated: cli -->" in markdown:
@@ -42,7 +45,8 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
 # ---- the tools, from the server's own definitions ----
 
 
-def tools_reference() -> str:
+def listed_tools() -> tuple[str, list[Any]]:
+    """The server's instructions and its tools, as `tools/list` gives them (stdio, default settings)."""
     import anyio
 
     from scratchpad_adapters import open_store
@@ -51,8 +55,35 @@ def tools_reference() -> str:
 
     with open_store("memory://") as store:
         server = build_server(store, CallRunner(TrustedCaller()))
-        tools = anyio.run(server.list_tools)
-        parts = ["The server's instructions, sent once at the start of a session:\n", quoted(server.instructions or "")]
+        return server.instructions or "", anyio.run(server.list_tools)
+
+
+def tools_summary() -> str:
+    """A table: each tool, its arguments (`?` optional, `=` its default) and its reply's fields (`?` not always)."""
+    rows = ["| tool | arguments | returns |", "|---|---|---|"]
+    for tool in listed_tools()[1]:
+        arguments = ", ".join(
+            argument_word(name, field, tool.input_schema) for name, field in fields(tool.input_schema)
+        )
+        reply = tool.output_schema or {}
+        returns = ", ".join(name + ("" if name in reply.get("required", []) else "?") for name, _ in fields(reply))
+        rows.append(f"| [`{tool.name}`](#{tool.name}) | {cell(arguments)} | {cell(returns)} |")
+    return "\n".join(rows) + "\n"
+
+
+def fields(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    return list(schema.get("properties", {}).items())
+
+
+def argument_word(name: str, field: dict[str, Any], schema: dict[str, Any]) -> str:
+    if "default" in field and field["default"] is not None:
+        return f"{name}={json.dumps(field['default'])}"
+    return name if name in schema.get("required", []) else f"{name}?"
+
+
+def tools_reference() -> str:
+    instructions, tools = listed_tools()
+    parts = ["The server's instructions, sent once at the start of a session:\n", quoted(instructions)]
     for tool in tools:
         parts.append(f"### `{tool.name}`\n")
         parts.append(hints(tool.annotations))
@@ -133,7 +164,10 @@ def cli_reference() -> str:
 
 
 def walk(command: click.Command, words: list[str], parent: click.Context | None, parts: list[str]) -> None:
-    context = click.Context(command, info_name=words[-1], parent=parent, terminal_width=100, max_content_width=100)
+    # the command's own context (its settings: `usage:`, -h/--help, 110 columns), as a wide terminal shows it
+    # (click leaves 2 columns of a terminal's width unused, not of a width given)
+    width = {"terminal_width": command.context_settings["max_content_width"] - 2} if parent is None else {}
+    context = command.context_class(command, info_name=words[-1], parent=parent, **width, **command.context_settings)
     level = "#" * min(len(words) + 1, 4)
     parts.append(f"{level} `{' '.join(words)}`\n")
     parts.append("```text\n" + command.get_help(context).rstrip() + "\n```\n")

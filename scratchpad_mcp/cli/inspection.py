@@ -266,14 +266,15 @@ def search(inspection: Inspection, agent_id: str, query: str, exact: bool, regex
     )
     if as_json:
         emit_json(found)
-        return 0 if found.matches else 1
-    if not found.matches:
+    if not found.matches:  # on stderr with --json too, after the empty reply
         mode = "regular expression" if regex else "text" if exact else "words"
         under = f" under {prefix}" if prefix else ""
         click.echo(
             f"scratchpad-mcp: no match for the {mode} {query!r} in {agent_id}'s files and logs{under}.", err=True
         )
         return 1
+    if as_json:
+        return 0
     for number, match in enumerate(found.matches):
         if match.end_line is not None and number:
             click.echo("--")

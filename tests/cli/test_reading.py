@@ -100,6 +100,9 @@ def test_search_with_no_match_says_so_and_exits_1_as_grep_does(filled: Scratchpa
         assert done.error == f"scratchpad-mcp: {said}"
     as_json = inspect("search", "-a", "alice", "nowhere", "--json")
     assert as_json.code == 1 and json.loads(as_json.out)["matches"] == []
+    assert as_json.error == "scratchpad-mcp: no match for the words 'nowhere' in alice's files and logs."
+    found = inspect("search", "-a", "alice", "step", "--json")
+    assert found.code == 0 and "no match" not in found.err and json.loads(found.out)["matches"]
     assert inspect("search", "-a", "alice", "step").code == 0
 
 
