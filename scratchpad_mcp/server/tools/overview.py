@@ -9,7 +9,6 @@ from typing import Annotated
 from pydantic import Field
 
 from scratchpad_core import results as r
-from scratchpad_core.changes.catchup import DEFAULT_MAX_BYTES
 from scratchpad_core.usecases.catchup import ChangesPage
 
 from ..calls import UseCase
@@ -24,7 +23,7 @@ def read_changes(
     max_bytes: Annotated[int | None, Field(description="Page size.")] = None,
 ) -> UseCase[ChangesPage]:
     """File and log changes since a cursor: compact diffs, new entries; has_more: call again."""
-    bound = max_bytes if max_bytes is not None else calls.max_read_bytes or DEFAULT_MAX_BYTES  # issue 31
+    bound = max_bytes if max_bytes is not None else calls.max_read_bytes  # None: the use case's default
     return lambda a: calls.store.read_changes(a, since, prefix, bound)
 
 
